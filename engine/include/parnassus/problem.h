@@ -1,0 +1,57 @@
+/* A rule system (A, b) in de-overlapped form.
+ *
+ * Rules r = 0..K-1 own consecutive rows [rule_start[r], rule_start[r+1]) of
+ * A (their cells, m_r of them) and the matching entries of the target b.
+ * The raw space X = {0..n-1} is never stored: only the K' distinct columns
+ * of A ("groups"), each as the K global row indices it has a 1 in, and how
+ * many raw inputs share it. */
+#ifndef PARNASSUS_PROBLEM_H
+#define PARNASSUS_PROBLEM_H
+
+#include <stdint.h>
+
+#include "parnassus/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pn_problem {
+    int64_t n;             /* size of the raw space */
+    int32_t num_rules;     /* K */
+    int32_t num_rows;      /* m = sum of the rule sizes */
+    int32_t *rule_start;   /* K + 1 entries, rule_start[0] = 0, [K] = m */
+    char **rule_name;      /* K names, owned */
+    double *target;        /* m entries: b */
+    int64_t num_groups;    /* K' */
+    int32_t *group_rows;   /* K' x K, row-major: global row of group k in rule r */
+    int64_t *group_size;   /* K' entries: raw inputs in group k (c_k >= 1) */
+} pn_problem;
+
+/* Allocates a problem with K rules of the given sizes and names (copied;
+ * NULL names become "rule1", "rule2", ...). Targets start at 0, there are no
+ * groups yet. */
+pn_error pn_problem_create(int64_t n, int32_t num_rules, const int32_t *rule_sizes,
+                           const char *const *names, pn_problem **out, pn_error_info *info);
+
+/* Reserves room for `num_groups` groups (group_rows, group_size). */
+pn_error pn_problem_set_groups(pn_problem *prob, int64_t num_groups, pn_error_info *info);
+
+void pn_problem_free(pn_problem *prob);
+
+/* Size m_r of rule r. */
+static inline int32_t pn_rule_size(const pn_problem *prob, int32_t r)
+{
+    return prob->rule_start[r + 1] - prob->rule_start[r];
+}
+
+/* Checks the invariants a solver relies on: targets >= 0 summing to 1 per
+ * rule (within 1e-6), rows in range and inside their own rule, positive
+ * counts summing to n. Returns PN_ERR_INVALID with a reason otherwise. */
+pn_error pn_problem_validate(const pn_problem *prob, pn_error_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

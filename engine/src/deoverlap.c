@@ -1,0 +1,192 @@
+/* Group de-overlap by refinement: after rule r every raw input carries the
+ * id of its tuple (cell_0, ..., cell_r); rule r+1 splits those ids by the
+ * next cell. Ids are handed out in order of first appearance, so the final
+ * groups are ordered by the first raw input of each. */
+#include "parnassus/deoverlap.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idmap.h"
+
+enum { CHUNK = 1 << 14 };
+
+/* Per refinement pass: where each new id came from. */
+typedef struct pass_links {
+    int32_t *parent;  /* id before this pass */
+    int32_t *cell;    /* local cell of this pass's rule */
+    size_t count;
+    size_t capacity;
+} pass_links;
+
+static int links_push(pass_links *l, int32_t parent, int32_t cell)
+{
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 1024;
+        int32_t *p = realloc(l->parent, cap * sizeof *p);
+        if (!p)
+            return -1;
+        l->parent = p;
+        int32_t *c = realloc(l->cell, cap * sizeof *c);
+        if (!c)
+            return -1;
+        l->cell = c;
+        l->capacity = cap;
+    }
+    l->parent[l->count] = parent;
+    l->cell[l->count] = cell;
+    l->count++;
+    return 0;
+}
+
+pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_error_info *info)
+{
+    const int32_t K = prob->num_rules;
+    const int64_t n = prob->n;
+    if (n > INT32_MAX)
+        return pn_fail(info, PN_ERR_INVALID, "raw space too large for de-overlap (n = %" PRId64 ")", n);
+    pn_error err = PN_OK;
+    int32_t *ids = malloc((size_t)n * sizeof *ids);
+    int32_t *cells = malloc(CHUNK * sizeof *cells);
+    pass_links *links = calloc((size_t)K, sizeof *links);
+    pn_idmap map;
+    memset(&map, 0, sizeof map);
+    if (!ids || !cells || !links) {
+        err = pn_fail(info, PN_ERR_NOMEM, "out of memory for de-overlap of %" PRId64 " inputs", n);
+        goto done;
+    }
+    size_t groups = 1; /* before rule 0 every input is in one group, id 0 */
+    memset(ids, 0, (size_t)n * sizeof *ids);
+    for (int32_t r = 0; r < K; ++r) {
+        const int32_t mr = pn_rule_size(prob, r);
+        int64_t range = (int64_t)groups * mr;
+        size_t expected = (size_t)(range < n ? range : n);
+        if (expected > (1u << 20))
+            expected = 1u << 20;
+        if (pn_idmap_init(&map, range, expected) != 0) {
+            err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+            goto done;
+        }
+        for (int64_t first = 0; first < n; first += CHUNK) {
+            int64_t count = n - first < CHUNK ? n - first : CHUNK;
+            if (source(ctx, r, first, count, cells) != 0) {
+                err = pn_fail(info, PN_ERR_INVALID, "cell source failed for rule %s",
+                              prob->rule_name[r]);
+                goto done;
+            }
+            for (int64_t j = 0; j < count; ++j) {
+                int32_t c = cells[j];
+                if (c < 0 || c >= mr) {
+                    err = pn_fail(info, PN_ERR_INVALID,
+                                  "rule %s: raw input %" PRId64 " has cell %d, outside [0, %d)",
+                                  prob->rule_name[r], first + j, (int)c, (int)mr);
+                    goto done;
+                }
+                int32_t old = ids[first + j];
+                int is_new;
+                int32_t id = pn_idmap_get(&map, (int64_t)old * mr + c, &is_new);
+                if (id < 0 || (is_new && links_push(&links[r], old, c) != 0)) {
+                    err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+                    goto done;
+                }
+                ids[first + j] = id;
+            }
+        }
+        groups = map.count;
+        pn_idmap_free(&map);
+    }
+
+    err = pn_problem_set_groups(prob, (int64_t)groups, info);
+    if (err != PN_OK)
+        goto done;
+    memset(prob->group_size, 0, groups * sizeof *prob->group_size);
+    for (int64_t x = 0; x < n; ++x)
+        prob->group_size[ids[x]]++;
+    for (size_t g = 0; g < groups; ++g) {
+        int32_t id = (int32_t)g;
+        int32_t *rows = prob->group_rows + g * (size_t)K;
+        for (int32_t r = K - 1; r >= 0; --r) {
+            rows[r] = prob->rule_start[r] + links[r].cell[id];
+            id = links[r].parent[id];
+        }
+    }
+done:
+    pn_idmap_free(&map);
+    if (links)
+        for (int32_t r = 0; r < K; ++r) {
+            free(links[r].parent);
+            free(links[r].cell);
+        }
+    free(links);
+    free(cells);
+    free(ids);
+    return err;
+}
+
+struct pn_merge_workspace {
+    pn_idmap map;
+    int32_t *ids;  /* K' */
+};
+
+pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **out,
+                                   pn_error_info *info)
+{
+    pn_merge_workspace *ws = calloc(1, sizeof *ws);
+    if (!ws)
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory");
+    ws->ids = malloc((size_t)prob->num_groups * sizeof *ws->ids);
+    if (!ws->ids || pn_idmap_init_fixed(&ws->map, (size_t)prob->num_groups) != 0) {
+        pn_merge_workspace_free(ws);
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory for the merge workspace");
+    }
+    *out = ws;
+    return PN_OK;
+}
+
+void pn_merge_workspace_free(pn_merge_workspace *ws)
+{
+    if (!ws)
+        return;
+    pn_idmap_free(&ws->map);
+    free(ws->ids);
+    free(ws);
+}
+
+pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
+                         pn_merge_workspace *ws, int64_t *num_merged, int32_t *merged_of,
+                         int32_t *merged_weight, pn_error_info *info)
+{
+    const int32_t K = prob->num_rules;
+    const int64_t G = prob->num_groups;
+    int32_t *ids = ws->ids;
+    memset(ids, 0, (size_t)G * sizeof *ids);
+    size_t groups = 1;
+    for (int32_t r = 0; r < K; ++r) {
+        const int32_t start = prob->rule_start[r];
+        const int32_t mr = pn_rule_size(prob, r);
+        int any = 0;
+        for (int32_t i = 0; i < mr && !any; ++i)
+            any = keep_row[start + i] != 0;
+        if (!any)
+            continue; /* a dropped rule splits nothing */
+        pn_idmap_clear(&ws->map);
+        for (int64_t k = 0; k < G; ++k) {
+            int32_t row = prob->group_rows[k * K + r];
+            int32_t c = keep_row[row] ? row - start : mr; /* mr = "don't care" */
+            int is_new;
+            int32_t id = pn_idmap_get(&ws->map, (int64_t)ids[k] * (mr + 1) + c, &is_new);
+            if (id < 0)
+                return pn_fail(info, PN_ERR_NUMERIC, "merge table overflow");
+            ids[k] = id;
+        }
+        groups = ws->map.count;
+    }
+    memset(merged_weight, 0, groups * sizeof *merged_weight);
+    for (int64_t k = 0; k < G; ++k) {
+        merged_of[k] = ids[k];
+        merged_weight[ids[k]]++;
+    }
+    *num_merged = (int64_t)groups;
+    return PN_OK;
+}

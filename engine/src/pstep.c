@@ -1,0 +1,775 @@
+#include "pstep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* LAPACK from OpenBLAS (32-bit integers). */
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
+             double *b, const int *ldb, int *info);
+
+enum { MAX_ROUNDS = 200, MIN_ADD = 1024 };
+
+pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
+{
+    const int32_t m = prob->num_rows, K = prob->num_rules;
+    const int64_t G = prob->num_groups;
+    pn_pstep *ps = calloc(1, sizeof *ps);
+    if (!ps)
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory");
+    ps->m = m;
+    ps->num_rules = K;
+    ps->num_groups = G;
+    ps->rule_start = prob->rule_start;
+    const size_t g = (size_t)G, mm = (size_t)m, k = (size_t)K;
+    ps->rule_kept = calloc(k, 1);
+    ps->row_in_kept = calloc(mm, 1);
+    ps->merged_of = malloc(g * sizeof(int32_t));
+    ps->merged_weight = malloc(g * sizeof(int32_t));
+    ps->member_start = malloc((g + 1) * sizeof(int32_t));
+    ps->members = malloc(g * sizeof(int32_t));
+    ps->carry = malloc(g * sizeof(int32_t));
+    ps->act_rule = malloc(k * sizeof(int32_t));
+    ps->act_first = malloc(k * sizeof(int32_t));
+    ps->act_full = malloc(k);
+    ps->act_row = malloc(mm * sizeof(int32_t));
+    ps->row_act = malloc(mm * sizeof(int32_t));
+    ps->passive = malloc(mm);
+    ps->cols = malloc(g * k * sizeof(int32_t));
+    ps->nu = calloc(mm, sizeof(double));
+    ps->ws = malloc(g * sizeof(int32_t));
+    ps->in_ws = calloc(g, 1);
+    ps->t = malloc(g * sizeof(double));
+    ps->qt = malloc(g * sizeof(double));
+    ps->center = calloc(g, sizeof(double));
+    ps->kappa = malloc(g * sizeof(double));
+    ps->support = malloc(g * sizeof(int64_t));
+    ps->cand = malloc(g * sizeof(int32_t));
+    ps->cand_t = malloc(g * sizeof(double));
+    ps->nu_act = malloc(mm * sizeof(double));
+    ps->nu_try = malloc(mm * sizeof(double));
+    ps->grad = malloc((mm + 1) * sizeof(double));
+    ps->dir = malloc((mm + 1) * sizeof(double));
+    ps->coupled_of = malloc(mm * sizeof(int32_t));
+    ps->compact = malloc((mm + 1) * sizeof(double));
+    ps->hess = malloc((mm + 1) * (mm + 1) * sizeof(double));
+    ps->y_act = malloc(mm * sizeof(double));
+    if (!ps->rule_kept || !ps->row_in_kept || !ps->merged_of || !ps->merged_weight ||
+        !ps->member_start || !ps->members || !ps->carry || !ps->act_rule || !ps->act_first || !ps->act_full ||
+        !ps->act_row || !ps->row_act || !ps->passive || !ps->cols || !ps->nu || !ps->ws ||
+        !ps->in_ws || !ps->t || !ps->qt || !ps->center || !ps->kappa || !ps->support ||
+        !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
+        !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act) {
+        pn_pstep_free(ps);
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
+                       (int)m, (long long)G);
+    }
+    pn_error err = pn_merge_workspace_create(prob, &ps->merge, info);
+    if (err != PN_OK) {
+        pn_pstep_free(ps);
+        return err;
+    }
+    *out = ps;
+    return PN_OK;
+}
+
+void pn_pstep_free(pn_pstep *ps)
+{
+    if (!ps)
+        return;
+    pn_merge_workspace_free(ps->merge);
+    void *owned[] = {ps->rule_kept, ps->row_in_kept, ps->merged_of, ps->merged_weight,
+                     ps->member_start, ps->members, ps->carry, ps->act_rule, ps->act_first, ps->act_full,
+                     ps->act_row, ps->row_act, ps->passive, ps->cols, ps->nu, ps->ws,
+                     ps->in_ws, ps->t, ps->qt, ps->center, ps->kappa, ps->support, ps->cand,
+                     ps->cand_t, ps->nu_act, ps->nu_try, ps->grad, ps->dir, ps->coupled_of,
+                     ps->compact, ps->hess, ps->y_act};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
+        free(owned[i]);
+    free(ps);
+}
+
+static void clear_working_set(pn_pstep *ps)
+{
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        ps->in_ws[ps->ws[p]] = 0;
+    ps->ws_count = 0;
+    ps->support_count = 0;
+}
+
+void pn_pstep_reset(pn_pstep *ps)
+{
+    ps->have_dual = 0;
+    memset(ps->nu, 0, (size_t)ps->m * sizeof *ps->nu);
+    clear_working_set(ps);
+}
+
+/* Re-merges the groups when the set of kept rules changed; refreshes the
+ * passive rows from w every time. Returns -1 on failure. */
+static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
+{
+    const int32_t K = ps->num_rules;
+    int changed = !ps->valid;
+    for (int32_t r = 0; r < K; ++r) {
+        unsigned char kept = 0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            kept |= w[i] > 0.0;
+        changed |= kept != ps->rule_kept[r];
+        ps->rule_kept[r] = kept;
+    }
+    if (changed) {
+        /* remember the supported original groups to seed the new working set */
+        int64_t carried = 0;
+        if (ps->valid)
+            for (int64_t p = 0; p < ps->ws_count; ++p) {
+                if (!(ps->qt[p] > 0.0))
+                    continue;
+                const int32_t j = ps->ws[p];
+                for (int32_t x = ps->member_start[j]; x < ps->member_start[j + 1]; ++x)
+                    ps->carry[carried++] = ps->members[x];
+            }
+        ps->k_act = 0;
+        ps->m_act = 0;
+        for (int32_t r = 0; r < K; ++r) {
+            for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
+                ps->row_in_kept[i] = ps->rule_kept[r];
+                ps->row_act[i] = ps->rule_kept[r] ? ps->m_act : -1;
+                if (ps->rule_kept[r])
+                    ps->act_row[ps->m_act++] = i;
+            }
+            if (ps->rule_kept[r]) {
+                ps->act_first[ps->k_act] = ps->row_act[prob->rule_start[r]];
+                ps->act_rule[ps->k_act++] = r;
+            }
+        }
+        clear_working_set(ps);
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->in_ws[j] = 0;
+        if (pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of,
+                            ps->merged_weight, NULL) != PN_OK)
+            return -1;
+        /* members of each merged group (counting sort), and its columns
+         * from its first member */
+        const int64_t G = ps->num_groups;
+        ps->member_start[0] = 0;
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->member_start[j + 1] = ps->member_start[j] + ps->merged_weight[j];
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->cand[j] = ps->member_start[j];
+        const int32_t ka = ps->k_act;
+        for (int64_t k = 0; k < G; ++k) {
+            const int32_t j = ps->merged_of[k];
+            if (ps->cand[j] == ps->member_start[j]) {
+                const int32_t *rows = prob->group_rows + k * K;
+                for (int32_t a = 0; a < ka; ++a)
+                    ps->cols[(int64_t)j * ka + a] = ps->row_act[rows[ps->act_rule[a]]];
+            }
+            ps->members[ps->cand[j]++] = (int32_t)k;
+        }
+        memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
+        for (int64_t x = 0; x < carried; ++x) {
+            const int32_t j = ps->merged_of[ps->carry[x]];
+            if (!ps->in_ws[j]) {
+                ps->in_ws[j] = 1;
+                ps->ws[ps->ws_count++] = j;
+            }
+        }
+        ps->valid = 1;
+    }
+    for (int32_t a = 0; a < ps->m_act; ++a)
+        ps->passive[a] = !(w[ps->act_row[a]] > 0.0);
+    for (int32_t k = 0; k < ps->k_act; ++k) {
+        const int32_t r = ps->act_rule[k], first = ps->act_first[k];
+        unsigned char full = 1;
+        for (int32_t a = first; a < first + (ps->rule_start[r + 1] - ps->rule_start[r]); ++a)
+            full &= !ps->passive[a];
+        ps->act_full[k] = full;
+    }
+    return 0;
+}
+
+static inline double group_sum(const pn_pstep *ps, int64_t j, const double *nu)
+{
+    const int32_t *col = ps->cols + j * ps->k_act;
+    double s = 0.0;
+    for (int32_t a = 0; a < ps->k_act; ++a)
+        s += nu[col[a]]; /* passive rows hold nu = 0 */
+    return s;
+}
+
+/* F over the working set at (nu, mu); fills t, qt and, if grad != NULL, the
+ * gradient (zero on passive rows). */
+static double dual_eval(pn_pstep *ps, const double *b, const double *w, double lambda,
+                        const double *nu, double mu, double *grad)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    double F = -mu, mass = 0.0;
+    for (int32_t a = 0; a < ma; ++a) {
+        if (ps->passive[a])
+            continue;
+        const int32_t i = ps->act_row[a];
+        F += nu[a] * b[i] + lambda * nu[a] * nu[a] / (2.0 * w[i]);
+    }
+    if (grad)
+        memset(grad, 0, (size_t)(ma + 1) * sizeof *grad);
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j], r = ps->center[j];
+        const double t = r + c * (mu - group_sum(ps, j, nu));
+        const double q = t > 0.0 ? t : 0.0;
+        ps->t[p] = t;
+        ps->qt[p] = q;
+        F += (q * q - r * r) / (2.0 * c);
+        mass += q;
+        if (grad && q > 0.0) {
+            const int32_t *col = ps->cols + (int64_t)j * ka;
+            for (int32_t a = 0; a < ka; ++a)
+                grad[col[a]] -= q;
+        }
+    }
+    if (grad) {
+        for (int32_t a = 0; a < ma; ++a) {
+            if (ps->passive[a]) {
+                grad[a] = 0.0;
+                continue;
+            }
+            const int32_t i = ps->act_row[a];
+            grad[a] += b[i] + lambda * nu[a] / w[i];
+        }
+        grad[ma] = mass - 1.0;
+    }
+    return F;
+}
+
+/* Sets mu so that the working set's masses sum to one for the current nu:
+ * Newton on a convex, piecewise linear, increasing function, started to
+ * the right of the root, falls onto it monotonically. */
+static void fit_mu(pn_pstep *ps, const double *nu)
+{
+    double *s_of = ps->kappa;
+    double mu = -INFINITY, csum = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j];
+        s_of[p] = group_sum(ps, j, nu);
+        mu = fmax(mu, s_of[p] - ps->center[j] / c);
+        csum += c;
+    }
+    double mass = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        mass += fmax(ps->center[j] + ps->merged_weight[j] * (mu - s_of[p]), 0.0);
+    }
+    if (mass < 1.0)
+        mu += (1.0 - mass) / csum;
+    for (int it = 0; it < 500; ++it) {
+        double f = -1.0, slope = 0.0;
+        for (int64_t p = 0; p < ps->ws_count; ++p) {
+            const int32_t j = ps->ws[p];
+            const double c = (double)ps->merged_weight[j];
+            const double v = ps->center[j] + c * (mu - s_of[p]);
+            if (v > 0.0) {
+                f += v;
+                slope += c;
+            }
+        }
+        if (f <= 1e-15 || slope <= 0.0)
+            break;
+        mu -= f / slope;
+    }
+    ps->mu = mu;
+}
+
+/* The dual has one flat direction per rule r whose rows all have w > 0:
+ * adding theta to nu on r's rows and to mu changes no mass (each group has
+ * exactly one cell in r), only the lambda nu^2 / (2 w) term, whose minimum
+ * along it is where sum_{a in r} nu_a / w_a = 0. That holds at the optimum;
+ * moving there is exact and free. */
+static void gauge_fix(pn_pstep *ps, const double *w, double *nu)
+{
+    for (int32_t k = 0; k < ps->k_act; ++k) {
+        if (!ps->act_full[k])
+            continue;
+        const int32_t r = ps->act_rule[k], first = ps->act_first[k];
+        const int32_t len = ps->rule_start[r + 1] - ps->rule_start[r];
+        double num = 0.0, den = 0.0;
+        for (int32_t a = first; a < first + len; ++a) {
+            const double inv = 1.0 / w[ps->act_row[a]];
+            num += nu[a] * inv;
+            den += inv;
+        }
+        const double theta = -num / den;
+        for (int32_t a = first; a < first + len; ++a)
+            nu[a] += theta;
+        ps->mu += theta;
+    }
+}
+
+/* The support (positions with t > 0) and the coupled rows it touches. */
+static void prepare_newton(pn_pstep *ps)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    ps->support_count = 0;
+    for (int32_t a = 0; a < ma; ++a)
+        ps->coupled_of[a] = -1;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->t[p] > 0.0))
+            continue;
+        ps->support[ps->support_count++] = p;
+        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        for (int32_t a = 0; a < ka; ++a)
+            if (!ps->passive[col[a]])
+                ps->coupled_of[col[a]] = 0;
+    }
+    ps->n_coupled = 0;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] == 0)
+            ps->coupled_of[a] = ps->n_coupled++;
+}
+
+/* Generalised Hessian on the coupled rows (lower triangle, column-major,
+ * order n_coupled + 1 with mu last). */
+static void build_hessian(pn_pstep *ps, const double *w, double lambda)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    const int32_t *map = ps->coupled_of;
+    const int32_t nc = ps->n_coupled, n = nc + 1;
+    double *H = ps->hess;
+    memset(H, 0, (size_t)n * (size_t)n * sizeof *H);
+    for (int32_t a = 0; a < ma; ++a)
+        if (map[a] >= 0)
+            H[map[a] + (size_t)map[a] * n] = lambda / w[ps->act_row[a]];
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const double c = (double)ps->merged_weight[j];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        for (int32_t x = 0; x < ka; ++x) {
+            const int32_t ax = map[col[x]];
+            if (ax < 0)
+                continue;
+            H[ax + (size_t)ax * n] += c;
+            H[nc + (size_t)ax * n] -= c;
+            for (int32_t z = x + 1; z < ka; ++z) /* columns ascend with the rule */
+                if (map[col[z]] >= 0)
+                    H[map[col[z]] + (size_t)ax * n] += c;
+        }
+        H[nc + (size_t)nc * n] += c;
+    }
+}
+
+/* Newton direction: passive rows stay, decoupled rows are solved on their
+ * own, the coupled block by Cholesky, shifting the diagonal if it is not
+ * numerically positive definite. */
+static int newton_direction(pn_pstep *ps, const double *w, double lambda)
+{
+    const int32_t ma = ps->m_act, nc = ps->n_coupled;
+    const int n = nc + 1, one = 1;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] < 0)
+            ps->dir[a] = ps->passive[a] ? 0.0 : -ps->grad[a] * w[ps->act_row[a]] / lambda;
+    double shift = 0.0;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+        build_hessian(ps, w, lambda);
+        if (shift > 0.0)
+            for (int32_t a = 0; a < n; ++a)
+                ps->hess[a + (size_t)a * n] += shift;
+        int info = 0;
+        dpotrf_("L", &n, ps->hess, &n, &info);
+        if (info == 0) {
+            double *x = ps->compact;
+            for (int32_t a = 0; a < ma; ++a)
+                if (ps->coupled_of[a] >= 0)
+                    x[ps->coupled_of[a]] = -ps->grad[a];
+            x[nc] = -ps->grad[ma];
+            dpotrs_("L", &n, &one, ps->hess, &n, x, &n, &info);
+            if (info != 0)
+                return -1;
+            for (int32_t a = 0; a < ma; ++a)
+                if (ps->coupled_of[a] >= 0)
+                    ps->dir[a] = x[ps->coupled_of[a]];
+            ps->dir[ma] = x[nc];
+            return 0;
+        }
+        shift = shift > 0.0 ? 10.0 * shift : 1e-12;
+    }
+    return -1;
+}
+
+/* Exact line search: F(x + t d) is convex and piecewise quadratic in t, so
+ * its derivative is nondecreasing and piecewise linear; a safeguarded
+ * Newton iteration on it finds the minimiser in a few passes. */
+static double line_search(pn_pstep *ps, const double *b, const double *w, double lambda,
+                          const double *nu, const double *dir)
+{
+    const int32_t ma = ps->m_act;
+    double *kappa = ps->kappa;
+    double lin0 = -dir[ma], lin1 = 0.0;
+    for (int32_t a = 0; a < ma; ++a) {
+        if (ps->passive[a])
+            continue;
+        const int32_t i = ps->act_row[a];
+        lin0 += dir[a] * b[i] + lambda * dir[a] * nu[a] / w[i];
+        lin1 += lambda * dir[a] * dir[a] / w[i];
+    }
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        kappa[p] = (double)ps->merged_weight[j] * (dir[ma] - group_sum(ps, j, dir));
+    }
+    double lo = 0.0, hi = INFINITY, t = 1.0;
+    for (int it = 0; it < 100; ++it) {
+        double d1 = lin0 + lin1 * t, d2 = lin1;
+        for (int64_t p = 0; p < ps->ws_count; ++p) {
+            const double v = ps->t[p] + kappa[p] * t;
+            if (v > 0.0) {
+                const double c = (double)ps->merged_weight[ps->ws[p]];
+                d1 += v * kappa[p] / c;
+                d2 += kappa[p] * kappa[p] / c;
+            }
+        }
+        if (d1 < 0.0)
+            lo = t;
+        else
+            hi = t;
+        if (fabs(d1) <= 1e-15 * (fabs(lin0) + 1e-300) || hi - lo <= 1e-12 * hi)
+            break;
+        double next = d2 > 0.0 ? t - d1 / d2 : 2.0 * t;
+        if (!(next > lo && next < hi))
+            next = isinf(hi) ? 2.0 * (lo > 0.0 ? lo : t) : 0.5 * (lo + hi);
+        t = next;
+    }
+    return t;
+}
+
+/* Semismooth Newton on the working set's dual. */
+static int solve_restricted(pn_pstep *ps, const double *b, const double *w, double lambda,
+                            double tol, int max_newton)
+{
+    const int32_t ma = ps->m_act;
+    double *nu = ps->nu_act, *grad = ps->grad, *dir = ps->dir;
+    gauge_fix(ps, w, nu);
+    fit_mu(ps, nu);
+    double F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
+    for (int it = 0; it < max_newton; ++it) {
+        double gmax = 0.0;
+        for (int32_t a = 0; a <= ma; ++a)
+            gmax = fmax(gmax, fabs(grad[a]));
+        if (gmax <= tol)
+            return 0;
+        prepare_newton(ps);
+        if (ps->support_count == 0 || newton_direction(ps, w, lambda) != 0)
+            return -1;
+        ps->newton_iterations++;
+        double slope = 0.0;
+        for (int32_t a = 0; a <= ma; ++a)
+            slope += grad[a] * dir[a];
+        if (!(slope < 0.0))
+            return gmax <= 1e3 * tol ? 0 : -1; /* no descent left: rounding level */
+        /* a full step moves the support in one jump: take it whenever it
+         * lowers F; otherwise minimise along the line exactly */
+        double step = 1.0;
+        for (int32_t a = 0; a < ma; ++a)
+            ps->nu_try[a] = nu[a] + dir[a];
+        const double F_full = dual_eval(ps, b, w, lambda, ps->nu_try, ps->mu + dir[ma], NULL);
+        if (!(F_full < F)) {
+            dual_eval(ps, b, w, lambda, nu, ps->mu, NULL); /* restore t */
+            step = line_search(ps, b, w, lambda, nu, dir);
+        }
+        for (int32_t a = 0; a < ma; ++a)
+            nu[a] += step * dir[a];
+        ps->mu += step * dir[ma];
+        gauge_fix(ps, w, nu);
+        F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
+    }
+    return 1;
+}
+
+/* Value below which the `count`-th largest of v lies (quickselect on a
+ * copy in place; v is reordered). */
+static double kth_largest(double *v, int64_t n, int64_t count)
+{
+    int64_t lo = 0, hi = n - 1, k = count - 1;
+    while (lo < hi) {
+        const double pivot = v[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] > pivot)
+                ++i;
+            while (v[j] < pivot)
+                --j;
+            if (i <= j) {
+                double tmp = v[i];
+                v[i] = v[j];
+                v[j] = tmp;
+                ++i;
+                --j;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return v[k];
+}
+
+/* Prices every group outside the working set at (nu, mu) and adds the
+ * largest violators (t_j > threshold). With an empty working set, mu is
+ * first fitted over all groups. Returns the number added. */
+static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
+{
+    if (ps->ws_count == 0) {
+        /* a cold start: every group is a candidate; fit mu over all */
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->ws[j] = (int32_t)j;
+        ps->ws_count = ps->J;
+        fit_mu(ps, nu);
+        ps->ws_count = 0;
+    }
+    int64_t n = 0;
+    for (int64_t j = 0; j < ps->J; ++j) {
+        if (ps->in_ws[j])
+            continue;
+        const double t =
+            ps->center[j] + ps->merged_weight[j] * (ps->mu - group_sum(ps, j, nu));
+        if (t > threshold) {
+            ps->cand[n] = (int32_t)j;
+            ps->cand_t[n++] = t;
+        }
+    }
+    double cut = -INFINITY;
+    if (n > max_add) {
+        /* keep the max_add largest: find the cut on a copy in kappa */
+        memcpy(ps->kappa, ps->cand_t, (size_t)n * sizeof *ps->kappa);
+        cut = kth_largest(ps->kappa, n, max_add);
+    }
+    int64_t added = 0;
+    for (int64_t c = 0; c < n && added < max_add; ++c) {
+        if (ps->cand_t[c] < cut)
+            continue;
+        const int32_t j = ps->cand[c];
+        ps->in_ws[j] = 1;
+        ps->ws[ps->ws_count++] = j;
+        ++added;
+    }
+    return added;
+}
+
+/* Drops working-set entries without mass when the set has grown large. */
+static void compact_working_set(pn_pstep *ps, int64_t keep_at_least)
+{
+    if (ps->ws_count <= keep_at_least)
+        return;
+    int64_t out = 0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        if (ps->qt[p] > 0.0 || ps->center[j] > 0.0)
+            ps->ws[out++] = j;
+        else
+            ps->in_ws[j] = 0;
+    }
+    ps->ws_count = out;
+}
+
+/* Runs the working-set loop for penalty lambda. */
+static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
+                      int max_newton)
+{
+    const int64_t max_add = ps->m_act * 2 > MIN_ADD ? (int64_t)ps->m_act * 2 : MIN_ADD;
+    int rc = 1;
+    for (int round = 0; round < MAX_ROUNDS; ++round) {
+        ps->pricing_rounds++;
+        int64_t added = price(ps, ps->nu_act, tol, max_add);
+        if (added == 0 && round > 0) {
+            rc = 0;
+            break;
+        }
+        if (ps->ws_count == 0)
+            return -1;
+        /* while pricing still finds many violators the working set is far
+         * from final: a few Newton steps suffice before pricing again */
+        const int saturated = added == max_add;
+        int r = solve_restricted(ps, b, w, lambda, tol, saturated ? 4 : max_newton);
+        if (saturated && r == 1)
+            r = 0;
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            rc = 1;
+    }
+    return rc;
+}
+
+/* KKT residual and gap over all merged groups from the working set's q. */
+static void certificate(pn_pstep *ps, const double *b, const double *w, double lambda,
+                        double *kkt, double *gap)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    memset(ps->y_act, 0, (size_t)ma * sizeof *ps->y_act);
+    double total = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->qt[p] > 0.0))
+            continue;
+        total += ps->qt[p];
+        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        for (int32_t a = 0; a < ka; ++a)
+            ps->y_act[col[a]] += ps->qt[p];
+    }
+    /* row gradients 2 w (y - b), on the normalised masses */
+    const double scale = total > 0.0 ? 1.0 / total : 0.0;
+    double *row_g = ps->nu_try;
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->act_row[a];
+        row_g[a] = 2.0 * w[i] * (ps->y_act[a] * scale - b[i]);
+    }
+    /* q of every merged group: from the working set, zero elsewhere */
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        ps->cand_t[ps->ws[p]] = ps->qt[p] * scale;
+    double gmin = INFINITY, gmax_support = -INFINITY, dot = 0.0;
+    for (int64_t j = 0; j < ps->J; ++j) {
+        const double q = ps->in_ws[j] ? ps->cand_t[j] : 0.0;
+        double g = 2.0 * lambda * (q - ps->center[j]) / (double)ps->merged_weight[j] +
+                   group_sum(ps, j, row_g);
+        gmin = fmin(gmin, g);
+        if (q > 0.0)
+            gmax_support = fmax(gmax_support, g);
+        dot += q * g;
+    }
+    *kkt = gmax_support - gmin;
+    *gap = dot - gmin;
+}
+
+/* Spreads the merged masses over the K' groups and computes y = A'q from
+ * the supported groups only. */
+static void expand(pn_pstep *ps, const pn_problem *prob, double *q, double *y)
+{
+    const int32_t K = prob->num_rules;
+    double total = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        total += ps->qt[p];
+    const double scale = total > 0.0 ? 1.0 / total : 0.0;
+    memset(q, 0, (size_t)ps->num_groups * sizeof *q);
+    memset(y, 0, (size_t)prob->num_rows * sizeof *y);
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->qt[p] > 0.0))
+            continue;
+        const int32_t j = ps->ws[p];
+        const double v = ps->qt[p] * scale / (double)ps->merged_weight[j];
+        for (int32_t m = ps->member_start[j]; m < ps->member_start[j + 1]; ++m) {
+            const int32_t k = ps->members[m];
+            q[k] = v;
+            const int32_t *rows = prob->group_rows + (int64_t)k * K;
+            for (int32_t r = 0; r < K; ++r)
+                y[rows[r]] += v;
+        }
+    }
+}
+
+int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
+                   double tol, int max_newton, double *q, double *y)
+{
+    if (update_structure(ps, prob, w) < 0)
+        return -1;
+    const int32_t ma = ps->m_act;
+    const double *b = prob->target;
+    ps->newton_iterations = 0;
+    ps->pricing_rounds = 0;
+    int rc;
+    if (lambda_p > 0.0) {
+        /* warm: the last dual; cold: nu = -w b / lambda ("nothing supplied") */
+        for (int32_t a = 0; a < ma; ++a) {
+            const int32_t i = ps->act_row[a];
+            ps->nu_act[a] = ps->passive[a] ? 0.0
+                            : ps->have_dual ? ps->nu[i]
+                                            : -w[i] * b[i] / lambda_p;
+        }
+        if (!ps->have_dual)
+            clear_working_set(ps);
+        compact_working_set(ps, 4 * ps->support_count + 4 * MIN_ADD);
+        rc = solve_dual(ps, b, w, lambda_p, tol, max_newton);
+    } else {
+        /* lambda_p = 0: proximal steps min f(q) + eps sum (q - q_prev)^2 / c,
+         * each solved like the above; they converge to a minimiser of (8) */
+        double wmax = 0.0;
+        for (int32_t a = 0; a < ma; ++a)
+            wmax = fmax(wmax, w[ps->act_row[a]]);
+        const double eps = 1e-3 * wmax / (double)ps->num_groups;
+        clear_working_set(ps);
+        for (int64_t j = 0; j < ps->J; ++j) {
+            ps->center[j] = (double)ps->merged_weight[j] / (double)ps->num_groups;
+            ps->in_ws[j] = 1;
+            ps->ws[j] = (int32_t)j;
+        }
+        ps->ws_count = ps->J;
+        for (int32_t a = 0; a < ma; ++a)
+            ps->nu_act[a] = 0.0;
+        rc = 1;
+        for (int outer = 0; outer < 2000; ++outer) {
+            if (solve_dual(ps, b, w, eps, tol, max_newton) < 0) {
+                rc = -1;
+                break;
+            }
+            double kkt, gap;
+            certificate(ps, b, w, 0.0, &kkt, &gap);
+            for (int64_t p = 0; p < ps->ws_count; ++p)
+                ps->center[ps->ws[p]] = ps->qt[p];
+            if (kkt <= tol) {
+                rc = 0;
+                break;
+            }
+        }
+    }
+    if (rc < 0) {
+        pn_pstep_reset(ps);
+        return -1;
+    }
+    for (int32_t a = 0; a < ma; ++a)
+        ps->nu[ps->act_row[a]] = ps->nu_act[a];
+    ps->have_dual = lambda_p > 0.0;
+    certificate(ps, b, w, lambda_p > 0.0 ? lambda_p : 0.0, &ps->kkt, &ps->gap);
+    if (!(lambda_p > 0.0)) {
+        memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
+        ps->have_dual = 0;
+    }
+    expand(ps, prob, q, y);
+    return rc;
+}
+
+void pn_apply_groups(const pn_problem *prob, const double *q, double *y)
+{
+    const int32_t K = prob->num_rules;
+    memset(y, 0, (size_t)prob->num_rows * sizeof *y);
+    for (int64_t k = 0; k < prob->num_groups; ++k) {
+        const int32_t *rows = prob->group_rows + k * K;
+        const double v = q[k];
+        if (v == 0.0)
+            continue;
+        for (int32_t r = 0; r < K; ++r)
+            y[rows[r]] += v;
+    }
+}
+
+void pn_pstep_certificate(const pn_problem *prob, const double *w, double lambda_p,
+                          const double *q, double *g, double *y, double *kkt, double *gap)
+{
+    const int32_t K = prob->num_rules, m = prob->num_rows;
+    pn_apply_groups(prob, q, y);
+    for (int32_t i = 0; i < m; ++i)
+        y[i] = 2.0 * w[i] * (y[i] - prob->target[i]);
+    double gmin = INFINITY, gmax_support = -INFINITY, dot = 0.0;
+    for (int64_t k = 0; k < prob->num_groups; ++k) {
+        const int32_t *rows = prob->group_rows + k * K;
+        double v = 2.0 * lambda_p * q[k];
+        for (int32_t r = 0; r < K; ++r)
+            v += y[rows[r]];
+        g[k] = v;
+        gmin = fmin(gmin, v);
+        if (q[k] > 0.0)
+            gmax_support = fmax(gmax_support, v);
+        dot += q[k] * v;
+    }
+    *kkt = gmax_support - gmin;
+    *gap = dot - gmin;
+}

@@ -1,0 +1,122 @@
+/* The p-step (8): realization for fixed weights w,
+ *
+ *   minimise sum_i w_i ((A'q)_i - b_i)^2 + lambda |q|^2   over the K'-simplex.
+ *
+ * Reduction. Rules whose weights are all zero are dropped and the groups
+ * that then agree are merged: a merged group j of c_j groups carries the
+ * penalty lambda q_j^2 / c_j, exactly the original penalty with the mass
+ * spread evenly. Rows with w_i = 0 inside a kept rule are "passive".
+ *
+ * Dual. With nu (one per row with w > 0) and mu (for 1'q = 1) the
+ * Lagrangian's minimiser is q_j = max(0, t_j), t_j = r_j + c_j (mu - s_j),
+ * s_j = sum of nu over group j's rows (r = 0, or the previous q for the
+ * proximal steps used when lambda_p = 0), and
+ *   F(nu, mu) = -mu + sum_a (nu_a b_a + lambda nu_a^2 / (2 w_a))
+ *               + sum_j (max(t_j, 0)^2 - r_j^2) / (2 c_j)
+ * is convex and piecewise quadratic in only m_act + 1 variables.
+ *
+ * Working set (screening with a KKT check, exactly). The optimal q is
+ * sparse (in music a few thousand of a million groups), so F is minimised
+ * over a working set W of groups, then every group is priced: one with
+ * t_j > 0 would take mass and violates optimality, so the largest violators
+ * join W and the restricted problem is solved again, from its dual. When no
+ * group violates, q is optimal for the whole problem. A cold start prices
+ * from nu_a = -w_a b_a / lambda, the dual of "nothing supplied yet".
+ *
+ * Restricted solve: semismooth Newton on F with the generalised Hessian
+ * diag(lambda / w) + sum_{t_j > 0} c_j [a_j; -1][a_j; -1]'; rows that no
+ * supported group touches decouple, the rest is factorised by Cholesky
+ * (LAPACK dpotrf from serial OpenBLAS). A full step is taken when it lowers
+ * F (it moves the support in one jump, like a primal-dual active-set
+ * method), otherwise an exact line search on the piecewise quadratic F.
+ *
+ * Certificate: the primal KKT residual max_{q_j > 0} g_j - min_j g_j over
+ * all groups (g the gradient of (8)), zero exactly at the optimum, and the
+ * Frank-Wolfe gap. Internal to the engine. */
+#ifndef PN_PSTEP_H
+#define PN_PSTEP_H
+
+#include <stdint.h>
+
+#include "parnassus/deoverlap.h"
+#include "parnassus/problem.h"
+
+typedef struct pn_pstep {
+    int32_t m, num_rules;
+    int64_t num_groups;
+    const int32_t *rule_start;
+    /* merged structure for the current set of kept rules */
+    unsigned char *rule_kept;    /* K */
+    unsigned char *row_in_kept;  /* m: the row's rule is kept (merge key) */
+    int valid;
+    int64_t J;
+    int32_t *merged_of;          /* K' */
+    int32_t *merged_weight;      /* J used */
+    int32_t *member_start;       /* J + 1: CSR of original groups per merged group */
+    int32_t *members;            /* K' */
+    int32_t *carry;              /* K': supported groups carried across a re-merge */
+    int32_t k_act;               /* kept rules */
+    int32_t *act_rule;           /* k_act */
+    int32_t *act_first;          /* k_act: first active index of the rule */
+    unsigned char *act_full;     /* k_act: every row of the rule has w > 0 */
+    int32_t m_act;               /* rows of kept rules */
+    int32_t *act_row;            /* m_act: global row */
+    int32_t *row_act;            /* m: active index or -1 */
+    unsigned char *passive;      /* m_act: w = 0, nu fixed at 0 */
+    int32_t *cols;               /* J x k_act: active index of group j in each kept rule */
+    pn_merge_workspace *merge;
+    /* dual state (global rows) for warm starts */
+    double *nu;                  /* m */
+    double mu;
+    int have_dual;
+    /* working set */
+    int32_t *ws;                 /* merged group ids, capacity J */
+    int64_t ws_count;
+    unsigned char *in_ws;        /* J */
+    double *t, *qt;              /* per working-set position */
+    double *center;              /* J: proximal centre r */
+    double *kappa;               /* per working-set position: line-search slopes */
+    int64_t *support;            /* working-set positions with t > 0 */
+    int64_t support_count;
+    /* pricing */
+    int32_t *cand;               /* J */
+    double *cand_t;              /* J */
+    /* Newton */
+    double *nu_act, *nu_try;     /* m_act */
+    double *grad, *dir;          /* m_act + 1 */
+    int32_t *coupled_of;         /* m_act */
+    int32_t n_coupled;
+    double *compact;             /* m_act + 1 */
+    double *hess;                /* (m_act + 1)^2, column-major */
+    double *y_act;               /* m_act */
+    /* results of the last solve */
+    int newton_iterations;
+    int pricing_rounds;
+    double kkt;                  /* primal KKT residual, objective units per unit mass */
+    double gap;                  /* Frank-Wolfe gap */
+} pn_pstep;
+
+pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info);
+void pn_pstep_free(pn_pstep *ps);
+
+/* Forgets the dual and the working set (the next solve starts cold). */
+void pn_pstep_reset(pn_pstep *ps);
+
+/* Solves (8) for weights w and penalty lambda_p (>= 0; 0 is handled by
+ * proximal steps). Writes q (K' entries, summing to 1) and y = A'q (m).
+ * Returns 0 if the KKT tolerance was met, 1 if an iteration limit came
+ * first (q is still feasible), -1 on a numerical breakdown. */
+int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
+                   double tol, int max_newton, double *q, double *y);
+
+/* y = A'q over all m rows. */
+void pn_apply_groups(const pn_problem *prob, const double *q, double *y);
+
+/* Primal KKT residual and Frank-Wolfe gap of q for (8) at (w, lambda_p),
+ * computed from scratch over the K' groups (for tests and certification).
+ * g_scratch holds K' doubles, y_scratch m doubles. */
+void pn_pstep_certificate(const pn_problem *prob, const double *w, double lambda_p,
+                          const double *q, double *g_scratch, double *y_scratch,
+                          double *kkt, double *gap);
+
+#endif

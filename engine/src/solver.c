@@ -1,0 +1,598 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver_internal.h"
+
+void pn_settings_default(pn_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->log2_lambda_w = 0.0;
+    s->alpha = 0.8;
+    s->lambda_p = 1e-4;
+    s->seed = 1;
+    s->restarts = 8;
+    s->grow_seeds = 8;
+    s->grow_tries = 2;
+    s->max_alternations = 300;
+    s->obj_tol = 1e-11;
+    s->p_tol = 1e-11;
+    s->p_max_newton = 100;
+    s->w_method = PN_WSTEP_AUTO;
+    s->admm_rho = 0.0;
+    s->admm_max_iter = 20000;
+    s->admm_tol = 1e-12;
+}
+
+pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
+{
+    if (!isfinite(s->log2_lambda_w) || fabs(s->log2_lambda_w) > 60.0)
+        return pn_fail(info, PN_ERR_INVALID, "log2_lambda_w must be finite and within [-60, 60]");
+    if (!(s->alpha >= 0.0 && s->alpha <= 1.0))
+        return pn_fail(info, PN_ERR_INVALID, "alpha must be within [0, 1]");
+    if (!(s->lambda_p >= 0.0) || !isfinite(s->lambda_p))
+        return pn_fail(info, PN_ERR_INVALID, "lambda_p must be finite and >= 0");
+    if (s->restarts < 0 || s->grow_seeds < 0 || s->grow_tries < 1 || s->max_alternations < 1 || s->p_max_newton < 1 ||
+        s->admm_max_iter < 1)
+        return pn_fail(info, PN_ERR_INVALID, "iteration limits must be positive");
+    if (!(s->obj_tol > 0.0) || !(s->p_tol > 0.0) || !(s->admm_tol > 0.0))
+        return pn_fail(info, PN_ERR_INVALID, "tolerances must be positive");
+    if (s->w_method == PN_WSTEP_EXACT && !(s->alpha < 1.0))
+        return pn_fail(info, PN_ERR_INVALID, "the exact w-step needs alpha < 1 (use ADMM)");
+    if (s->admm_rho < 0.0)
+        return pn_fail(info, PN_ERR_INVALID, "admm_rho must be >= 0 (0 = automatic)");
+    return PN_OK;
+}
+
+const char *pn_status_name(pn_status status)
+{
+    switch (status) {
+    case PN_STATUS_UNSOLVED: return "unsolved";
+    case PN_STATUS_SOLVED: return "solved";
+    case PN_STATUS_LIMIT_CYCLE: return "limit_cycle";
+    case PN_STATUS_MAX_ITER: return "max_iterations";
+    }
+    return "unknown";
+}
+
+/* splitmix64: each solver owns its stream, so solves are reproducible */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, pn_solver **out,
+                          pn_error_info *info)
+{
+    *out = NULL;
+    pn_error err = pn_settings_validate(settings, info);
+    if (err != PN_OK)
+        return err;
+    err = pn_problem_validate(prob, info);
+    if (err != PN_OK)
+        return err;
+    pn_solver *s = calloc(1, sizeof *s);
+    if (!s)
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory");
+    const size_t m = (size_t)prob->num_rows, G = (size_t)prob->num_groups;
+    s->prob = *prob;
+    s->settings = *settings;
+    s->b = malloc(m * sizeof(double));
+    s->q = calloc(G, sizeof(double));
+    s->w = calloc(m, sizeof(double));
+    s->y = calloc(m, sizeof(double));
+    s->q_run = calloc(G, sizeof(double));
+    s->w_run = calloc(m, sizeof(double));
+    s->y_run = calloc(m, sizeof(double));
+    s->w_next = calloc(m, sizeof(double));
+    s->e = calloc(m, sizeof(double));
+    s->admm_z = calloc(m, sizeof(double));
+    s->admm_u = calloc(m, sizeof(double));
+    s->admm_scratch = calloc(3 * m, sizeof(double));
+    s->pool = calloc(PN_POOL_SIZE * (size_t)prob->num_rules, 1);
+    s->w_start = calloc(m, sizeof(double));
+    s->mask_cur = calloc((size_t)prob->num_rules, 1);
+    s->mask_trial = calloc((size_t)prob->num_rules, 1);
+    s->tried = calloc((size_t)prob->num_rules, 1);
+    s->rule_err = calloc((size_t)prob->num_rules, sizeof(double));
+    s->order = calloc((size_t)prob->num_rules, sizeof(int32_t));
+    if (!s->b || !s->q || !s->w || !s->y || !s->q_run || !s->w_run || !s->y_run || !s->w_next ||
+        !s->e || !s->admm_z || !s->admm_u || !s->admm_scratch || !s->pool || !s->w_start ||
+        !s->mask_cur || !s->mask_trial || !s->tried || !s->rule_err || !s->order) {
+        pn_solver_free(s);
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory for the solver");
+    }
+    memcpy(s->b, prob->target, m * sizeof(double));
+    s->prob.target = s->b;
+    err = pn_pstep_create(&s->prob, &s->pstep, info);
+    if (err != PN_OK) {
+        pn_solver_free(s);
+        return err;
+    }
+    s->rng = settings->seed;
+    *out = s;
+    return PN_OK;
+}
+
+void pn_solver_free(pn_solver *s)
+{
+    if (!s)
+        return;
+    pn_pstep_free(s->pstep);
+    free(s->b);
+    free(s->q);
+    free(s->w);
+    free(s->y);
+    free(s->q_run);
+    free(s->w_run);
+    free(s->y_run);
+    free(s->w_next);
+    free(s->e);
+    free(s->admm_z);
+    free(s->admm_u);
+    free(s->admm_scratch);
+    free(s->pool);
+    free(s->w_start);
+    free(s->mask_cur);
+    free(s->mask_trial);
+    free(s->tried);
+    free(s->rule_err);
+    free(s->order);
+    free(s);
+}
+
+pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn_error_info *info)
+{
+    pn_error err = pn_settings_validate(settings, info);
+    if (err != PN_OK)
+        return err;
+    if (settings->seed != s->settings.seed)
+        s->rng = settings->seed;
+    s->settings = *settings;
+    return PN_OK;
+}
+
+pn_error pn_solver_update_targets(pn_solver *s, const double *target, pn_error_info *info)
+{
+    const pn_problem *p = &s->prob;
+    for (int32_t r = 0; r < p->num_rules; ++r) {
+        double sum = 0.0;
+        for (int32_t i = p->rule_start[r]; i < p->rule_start[r + 1]; ++i) {
+            if (!(target[i] >= 0.0) || !isfinite(target[i]))
+                return pn_fail(info, PN_ERR_INVALID, "rule %s: target %d must be >= 0",
+                               p->rule_name[r], (int)(i - p->rule_start[r]));
+            sum += target[i];
+        }
+        if (fabs(sum - 1.0) > 1e-6)
+            return pn_fail(info, PN_ERR_INVALID, "rule %s: targets sum to %.9g, not 1",
+                           p->rule_name[r], sum);
+    }
+    memcpy(s->b, target, (size_t)p->num_rows * sizeof *s->b);
+    return PN_OK;
+}
+
+const pn_settings *pn_solver_settings(const pn_solver *s)
+{
+    return &s->settings;
+}
+const double *pn_solver_q(const pn_solver *s)
+{
+    return s->q;
+}
+const double *pn_solver_w(const pn_solver *s)
+{
+    return s->w;
+}
+const double *pn_solver_y(const pn_solver *s)
+{
+    return s->y;
+}
+
+static double lambda_w_of(const pn_settings *st)
+{
+    return exp2(st->log2_lambda_w);
+}
+
+/* lambda_p |q|^2 and lambda_w Pw(w). */
+static void penalties(const pn_problem *prob, const pn_settings *st, const double *q,
+                      const double *w, double *penalty_p, double *penalty_w)
+{
+    double lasso = 0.0, ridge = 0.0, qq = 0.0;
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
+        double sq = 0.0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            sq += w[i] * w[i];
+        lasso += sqrt((double)pn_rule_size(prob, r) * sq);
+        ridge += sq;
+    }
+    for (int64_t k = 0; k < prob->num_groups; ++k)
+        qq += q[k] * q[k];
+    *penalty_w = lambda_w_of(st) * (st->alpha * lasso + (1.0 - st->alpha) * ridge);
+    *penalty_p = st->lambda_p * qq;
+}
+
+/* E(p, w) from y = A'q. */
+static double weighted_error_of(const pn_problem *prob, const double *w, const double *y)
+{
+    double E = 0.0;
+    for (int32_t i = 0; i < prob->num_rows; ++i) {
+        double d = y[i] - prob->target[i];
+        E += w[i] * d * d;
+    }
+    return E;
+}
+
+double pn_objective(const pn_problem *prob, const pn_settings *st, const double *q,
+                    const double *w, double *weighted_error, double *penalty_p,
+                    double *penalty_w)
+{
+    double *y = malloc((size_t)prob->num_rows * sizeof *y);
+    if (!y)
+        return NAN;
+    pn_apply_groups(prob, q, y);
+    double E = weighted_error_of(prob, w, y), pp, pw;
+    free(y);
+    penalties(prob, st, q, w, &pp, &pw);
+    if (weighted_error)
+        *weighted_error = E;
+    if (penalty_p)
+        *penalty_p = pp;
+    if (penalty_w)
+        *penalty_w = pw;
+    return E + pp + pw;
+}
+
+static int wstep(pn_solver *s, const double *e, double *w_out, double *kkt)
+{
+    const pn_settings *st = &s->settings;
+    pn_wstep_problem wp = {s->prob.num_rules, s->prob.rule_start, e, lambda_w_of(st), st->alpha};
+    int use_exact = st->w_method == PN_WSTEP_EXACT ||
+                    (st->w_method == PN_WSTEP_AUTO && st->alpha < 1.0);
+    int rc;
+    if (use_exact) {
+        rc = pn_wstep_exact(&wp, w_out);
+    } else {
+        const int32_t m = s->prob.num_rows;
+        pn_admm_state as = {s->admm_z, s->admm_u, s->admm_scratch, st->admm_rho, 0, 0.0, 0.0};
+        /* warm start from the incoming weights */
+        memcpy(s->admm_z, w_out, (size_t)m * sizeof *w_out);
+        memset(s->admm_u, 0, (size_t)m * sizeof *s->admm_u);
+        rc = pn_wstep_admm(&wp, &as, st->admm_max_iter, st->admm_tol, w_out);
+        rc = rc < 0 ? -1 : 0;
+    }
+    *kkt = pn_wstep_kkt(&wp, w_out);
+    return rc;
+}
+
+static uint64_t selection_hash(const double *w, int32_t m)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int32_t i = 0; i < m; ++i) {
+        h ^= (uint64_t)(w[i] > 0.0);
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
+{
+    const pn_problem *prob = &s->prob;
+    const pn_settings *st = &s->settings;
+    const int32_t m = prob->num_rows;
+    double *w = s->w_run;
+    memcpy(w, w_start, (size_t)m * sizeof *w);
+    uint64_t history[PN_HISTORY];
+    double F_prev = INFINITY, F = INFINITY;
+    pn_status status = PN_STATUS_MAX_ITER;
+    int it = 0;
+    while (it < st->max_alternations) {
+        ++it;
+        int rc = pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton,
+                                s->q_run, s->y_run);
+        if (rc < 0)
+            return -1;
+        s->last_newton += s->pstep->newton_iterations;
+        s->last_p_kkt = s->pstep->kkt;
+        for (int32_t i = 0; i < m; ++i) {
+            double d = s->y_run[i] - prob->target[i];
+            s->e[i] = d * d;
+        }
+        memcpy(s->w_next, w, (size_t)m * sizeof *w);
+        if (wstep(s, s->e, s->w_next, &s->last_w_kkt) < 0)
+            return -1;
+        memcpy(w, s->w_next, (size_t)m * sizeof *w);
+        double pp, pw;
+        penalties(prob, st, s->q_run, w, &pp, &pw);
+        F = weighted_error_of(prob, w, s->y_run) + pp + pw;
+        const uint64_t h = selection_hash(w, m);
+        const int stagnant = F_prev - F <= st->obj_tol * fabs(F);
+        if (stagnant) {
+            /* the objective no longer falls: converged, unless the
+             * selection keeps changing through a cycle of patterns */
+            int cycling = it > 2 && h != history[(it - 2) % PN_HISTORY];
+            status = cycling ? PN_STATUS_LIMIT_CYCLE : PN_STATUS_SOLVED;
+            break;
+        }
+        history[(it - 1) % PN_HISTORY] = h;
+        F_prev = F;
+    }
+    run->objective = F;
+    run->status = status;
+    run->alternations = it;
+    if (!s->have_solution || F < s->best.objective) {
+        memcpy(s->q, s->q_run, (size_t)prob->num_groups * sizeof *s->q);
+        memcpy(s->w, w, (size_t)m * sizeof *s->w);
+        memcpy(s->y, s->y_run, (size_t)m * sizeof *s->y);
+        s->best.objective = F;
+        s->best.status = status;
+        s->best.weighted_error = weighted_error_of(prob, w, s->y_run);
+        penalties(prob, st, s->q_run, w, &s->best.penalty_p, &s->best.penalty_w);
+        s->best.p_kkt = s->last_p_kkt;
+        s->best.w_kkt = s->last_w_kkt;
+        s->have_solution = 1;
+    }
+    return 0;
+}
+
+void pn_weights_from_mask(const pn_problem *prob, const unsigned char *mask, double *w)
+{
+    int32_t total = 0;
+    for (int32_t r = 0; r < prob->num_rules; ++r)
+        if (mask[r])
+            total += pn_rule_size(prob, r);
+    for (int32_t r = 0; r < prob->num_rules; ++r)
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            w[i] = total == 0 ? 1.0 / prob->num_rows : (mask[r] ? 1.0 / total : 0.0);
+}
+
+static void selection_of(const pn_problem *prob, const double *w, unsigned char *mask)
+{
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
+        mask[r] = 0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            mask[r] |= w[i] > 0.0;
+    }
+}
+
+void pn_solver_remember_selection(pn_solver *s)
+{
+    const int32_t K = s->prob.num_rules;
+    if (!s->have_solution)
+        return;
+    unsigned char *sel = s->mask_cur;
+    selection_of(&s->prob, s->w, sel);
+    int found = -1;
+    for (int p = 0; p < s->pool_count && found < 0; ++p)
+        if (memcmp(s->pool + (size_t)p * K, sel, (size_t)K) == 0)
+            found = p;
+    if (found == 0)
+        return;
+    /* move to the front (most recent first), dropping the oldest if full */
+    int last = found > 0 ? found : (s->pool_count < PN_POOL_SIZE ? s->pool_count++ : PN_POOL_SIZE - 1);
+    memmove(s->pool + K, s->pool, (size_t)last * (size_t)K);
+    memcpy(s->pool, sel, (size_t)K);
+}
+
+void pn_solver_forget_best(pn_solver *s)
+{
+    s->have_solution = 0;
+}
+
+/* Per-rule squared errors |A_r p - b_r|^2 of the last run. */
+static void run_rule_errors(const pn_solver *s, double *err)
+{
+    const pn_problem *prob = &s->prob;
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
+        double e = 0.0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
+            double d = s->y_run[i] - prob->target[i];
+            e += d * d;
+        }
+        err[r] = e;
+    }
+}
+
+static int run_mask(pn_solver *s, const unsigned char *mask, pn_run *run, pn_info *sum)
+{
+    pn_weights_from_mask(&s->prob, mask, s->w_start);
+    if (pn_solver_run_from(s, s->w_start, run) < 0)
+        return -1;
+    sum->alternations += run->alternations;
+    sum->starts++;
+    return 0;
+}
+
+/* Greedy growth over rule subsets from a single rule: add the candidates
+ * that the current realization already fits best, keeping an addition when
+ * the objective (3) improves. At small lambda_w this searches for the
+ * largest consistent subset (Theorem 2); elsewhere it is one more start. */
+static int grow_from(pn_solver *s, int32_t seed, pn_info *sum)
+{
+    const pn_problem *prob = &s->prob;
+    const int32_t K = prob->num_rules;
+    unsigned char *cur = s->mask_cur, *trial = s->mask_trial;
+    double *err = s->rule_err;
+    memset(cur, 0, (size_t)K);
+    cur[seed] = 1;
+    pn_run run;
+    if (run_mask(s, cur, &run, sum) < 0)
+        return -1;
+    double F = run.objective;
+    selection_of(prob, s->w_run, cur);
+    run_rule_errors(s, err);
+    for (int32_t depth = 0; depth < K; ++depth) {
+        int accepted = 0;
+        for (int t = 0; t < s->settings.grow_tries && !accepted; ++t) {
+            /* the t-th best fitted rule outside the selection */
+            int32_t pick = -1;
+            for (int32_t r = 0; r < K; ++r) {
+                if (cur[r] || s->tried[r] || (pick >= 0 && err[r] >= err[pick]))
+                    continue;
+                pick = r;
+            }
+            if (pick < 0)
+                break;
+            s->tried[pick] = 1;
+            memcpy(trial, cur, (size_t)K);
+            trial[pick] = 1;
+            if (run_mask(s, trial, &run, sum) < 0)
+                return -1;
+            if (run.objective < F * (1.0 - 1e-12)) {
+                F = run.objective;
+                selection_of(prob, s->w_run, cur);
+                run_rule_errors(s, err);
+                accepted = 1;
+            }
+        }
+        memset(s->tried, 0, (size_t)K);
+        if (!accepted)
+            break;
+    }
+    return 0;
+}
+
+/* Rules by decreasing size (ties by number): the seeds of the growth. */
+static void seed_order(const pn_problem *prob, int32_t *order)
+{
+    const int32_t K = prob->num_rules;
+    for (int32_t r = 0; r < K; ++r)
+        order[r] = r;
+    for (int32_t i = 1; i < K; ++i) { /* insertion sort: K is small */
+        int32_t v = order[i], j = i - 1;
+        while (j >= 0 && pn_rule_size(prob, order[j]) < pn_rule_size(prob, v)) {
+            order[j + 1] = order[j];
+            --j;
+        }
+        order[j + 1] = v;
+    }
+}
+
+void pn_solver_best_info(pn_solver *s, pn_info *out)
+{
+    const pn_problem *prob = &s->prob;
+    int selected = 0, selective = 1;
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
+        int pos = 0, zero = 0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
+            pos += s->w[i] > 0.0;
+            zero += !(s->w[i] > 0.0);
+        }
+        selected += pos > 0;
+        selective &= pos == 0 || zero == 0;
+    }
+    s->best.num_selected = selected;
+    s->best.group_selective = selective;
+    if (out)
+        *out = s->best;
+}
+
+pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_info *info)
+{
+    const pn_problem *prob = &s->prob;
+    const int32_t K = prob->num_rules, m = prob->num_rows;
+    pn_info sum = {0};
+    pn_run run;
+    s->last_newton = 0;
+    const int warm = start == PN_START_WARM && s->have_solution;
+    double *w0 = s->w_start;
+    if (warm) {
+        /* follow the current solution under the new knobs or targets */
+        memcpy(w0, s->w, (size_t)m * sizeof *w0);
+    } else {
+        pn_pstep_reset(s->pstep);
+        for (int32_t i = 0; i < m; ++i)
+            w0[i] = 1.0 / m;
+    }
+    s->have_solution = 0;
+    if (pn_solver_run_from(s, w0, &run) < 0)
+        return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+    sum.alternations += run.alternations;
+    sum.starts++;
+    if (!warm) {
+        /* a cold solve searches: known selections, greedy growth from
+         * single rules, random subsets of rules (seeded); a warm one only
+         * follows the current solution (the cheap re-realization) */
+        for (int p = 0; p < s->pool_count; ++p)
+            if (run_mask(s, s->pool + (size_t)p * K, &run, &sum) < 0)
+                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+        seed_order(prob, s->order);
+        const int32_t seeds = s->settings.grow_seeds < K ? s->settings.grow_seeds : K;
+        for (int32_t k = 0; k < seeds; ++k)
+            if (grow_from(s, s->order[k], &sum) < 0)
+                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+        for (int t = 0; t < s->settings.restarts; ++t) {
+            int any = 0;
+            for (int32_t r = 0; r < K; ++r) {
+                s->mask_trial[r] = (unsigned char)(next_random(&s->rng) >> 63);
+                any |= s->mask_trial[r];
+            }
+            if (!any)
+                s->mask_trial[next_random(&s->rng) % (uint64_t)K] = 1;
+            if (run_mask(s, s->mask_trial, &run, &sum) < 0)
+                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+        }
+    }
+    pn_solver_remember_selection(s);
+    s->best.alternations = sum.alternations;
+    s->best.starts = sum.starts;
+    s->best.newton_iterations = s->last_newton;
+    pn_solver_best_info(s, out);
+    return PN_OK;
+}
+
+void pn_solver_rule_stats(const pn_solver *s, double *group_norm, double *rule_error,
+                          unsigned char *selected)
+{
+    const pn_problem *prob = &s->prob;
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
+        double wn = 0.0, err = 0.0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
+            wn += s->w[i] * s->w[i];
+            double d = s->y[i] - prob->target[i];
+            err += d * d;
+        }
+        if (group_norm)
+            group_norm[r] = sqrt(wn);
+        if (rule_error)
+            rule_error[r] = sqrt(err);
+        if (selected)
+            selected[r] = wn > 0.0;
+    }
+}
+
+pn_error pn_analyze(const pn_problem *prob, const pn_settings *st, const double *q, double *w_out,
+                    pn_error_info *info)
+{
+    pn_error err = pn_settings_validate(st, info);
+    if (err != PN_OK)
+        return err;
+    const size_t m = (size_t)prob->num_rows;
+    double *buf = malloc(6 * m * sizeof *buf); /* y/e, z, u, 3m ADMM scratch */
+    if (!buf)
+        return pn_fail(info, PN_ERR_NOMEM, "out of memory");
+    double *e = buf, *z = buf + m, *u = buf + 2 * m, *scratch = buf + 3 * m;
+    pn_apply_groups(prob, q, e);
+    for (size_t i = 0; i < m; ++i) {
+        double d = e[i] - prob->target[i];
+        e[i] = d * d;
+    }
+    pn_wstep_problem wp = {prob->num_rules, prob->rule_start, e, lambda_w_of(st), st->alpha};
+    int rc;
+    if (st->alpha < 1.0 && st->w_method != PN_WSTEP_ADMM) {
+        rc = pn_wstep_exact(&wp, w_out);
+    } else {
+        for (size_t i = 0; i < m; ++i) {
+            z[i] = 1.0 / (double)m;
+            u[i] = 0.0;
+        }
+        pn_admm_state as = {z, u, scratch, st->admm_rho, 0, 0.0, 0.0};
+        rc = pn_wstep_admm(&wp, &as, st->admm_max_iter, st->admm_tol, w_out) < 0 ? -1 : 0;
+    }
+    free(buf);
+    if (rc < 0)
+        return pn_fail(info, PN_ERR_NUMERIC, "the w-step failed");
+    return PN_OK;
+}

@@ -1,0 +1,60 @@
+/* The solver's innards, shared with path.c and the tests. */
+#ifndef PN_SOLVER_INTERNAL_H
+#define PN_SOLVER_INTERNAL_H
+
+#include "parnassus/solver.h"
+#include "pstep.h"
+#include "wstep.h"
+
+enum { PN_POOL_SIZE = 16, PN_HISTORY = 8 };
+
+/* One alternation run's outcome. */
+typedef struct pn_run {
+    double objective;
+    pn_status status;
+    int alternations;
+} pn_run;
+
+struct pn_solver {
+    pn_problem prob;          /* shallow copy; target points at b below */
+    pn_settings settings;
+    double *b;                /* m: own targets */
+    pn_pstep *pstep;
+    /* best solution so far */
+    double *q, *w, *y;        /* K', m, m */
+    pn_info best;
+    int have_solution;
+    /* current run */
+    double *q_run, *w_run, *y_run, *w_next, *e; /* K', m, m, m, m */
+    /* ADMM state */
+    double *admm_z, *admm_u, *admm_scratch;
+    double admm_rho;
+    /* known selections (rule masks), most recent first */
+    unsigned char *pool;      /* PN_POOL_SIZE x K */
+    double *w_start;          /* m: a starting point being run */
+    unsigned char *mask_cur, *mask_trial, *tried; /* K each */
+    double *rule_err;         /* K */
+    int32_t *order;           /* K */
+    int pool_count;
+    uint64_t rng;
+    int last_newton;
+    double last_p_kkt, last_w_kkt;
+};
+
+/* Runs the alternation from the weights w_start (m entries on the simplex)
+ * and, if its objective beats the best so far, makes it the solution. */
+int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run);
+
+/* Uniform weights over the rules selected in mask (K entries). */
+void pn_weights_from_mask(const pn_problem *prob, const unsigned char *mask, double *w);
+
+/* Adds the current best selection to the pool of known selections. */
+void pn_solver_remember_selection(pn_solver *s);
+
+/* Completes the selection statistics of the best solution and copies it. */
+void pn_solver_best_info(pn_solver *s, pn_info *out);
+
+/* Forgets the best solution (keeps the pool and the p-step's dual). */
+void pn_solver_forget_best(pn_solver *s);
+
+#endif
