@@ -295,6 +295,11 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         if (rc < 0)
             return -1;
         s->last_newton += s->pstep->newton_iterations;
+        if (s->trace && s->trace_count < s->trace_capacity) {
+            double pp, pw;
+            penalties(prob, st, s->q_run, w, &pp, &pw);
+            s->trace[s->trace_count++] = weighted_error_of(prob, w, s->y_run) + pp + pw;
+        }
         s->last_p_kkt = s->pstep->kkt;
         for (int32_t i = 0; i < m; ++i) {
             double d = s->y_run[i] - prob->target[i];
@@ -307,6 +312,8 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         double pp, pw;
         penalties(prob, st, s->q_run, w, &pp, &pw);
         F = weighted_error_of(prob, w, s->y_run) + pp + pw;
+        if (s->trace && s->trace_count < s->trace_capacity)
+            s->trace[s->trace_count++] = F;
         const uint64_t h = selection_hash(w, m);
         const int stagnant = F_prev - F <= st->obj_tol * fabs(F);
         if (stagnant) {
@@ -335,6 +342,18 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         s->have_solution = 1;
     }
     return 0;
+}
+
+void pn_solver_set_trace(pn_solver *s, double *buf, int capacity)
+{
+    s->trace = buf;
+    s->trace_capacity = buf ? capacity : 0;
+    s->trace_count = 0;
+}
+
+int pn_solver_trace_count(const pn_solver *s)
+{
+    return s->trace_count;
 }
 
 void pn_weights_from_mask(const pn_problem *prob, const unsigned char *mask, double *w)

@@ -38,8 +38,16 @@ struct pn_solver {
     int pool_count;
     uint64_t rng;
     int last_newton;
+    /* optional trace of the objective after every half-step (tests) */
+    double *trace;
+    int trace_capacity, trace_count;
     double last_p_kkt, last_w_kkt;
 };
+
+/* Records the objective after every p-step and every w-step of later runs
+ * into buf (up to capacity values); pass NULL to stop. */
+void pn_solver_set_trace(pn_solver *s, double *buf, int capacity);
+int pn_solver_trace_count(const pn_solver *s);
 
 /* Runs the alternation from the weights w_start (m entries on the simplex)
  * and, if its objective beats the best so far, makes it the solution. */
