@@ -124,9 +124,14 @@ done:
     return err;
 }
 
+/* Merging hashes each group's tuple of kept cells once (a cell that is not
+ * kept counts as "don't care"), checking hash hits against the first
+ * member, so a merge is one pass over the groups. */
 struct pn_merge_workspace {
-    pn_idmap map;
-    int32_t *ids;  /* K' */
+    uint64_t *slot_hash;
+    int32_t *slot_id;   /* merged id, -1 = empty */
+    size_t mask;
+    int32_t *first_of;  /* K': first original group of each merged id */
 };
 
 pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **out,
@@ -135,8 +140,14 @@ pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **
     pn_merge_workspace *ws = calloc(1, sizeof *ws);
     if (!ws)
         return pn_fail(info, PN_ERR_NOMEM, "out of memory");
-    ws->ids = malloc((size_t)prob->num_groups * sizeof *ws->ids);
-    if (!ws->ids || pn_idmap_init_fixed(&ws->map, (size_t)prob->num_groups) != 0) {
+    size_t cap = 16;
+    while (cap < 2 * (size_t)prob->num_groups)
+        cap <<= 1;
+    ws->mask = cap - 1;
+    ws->slot_hash = malloc(cap * sizeof *ws->slot_hash);
+    ws->slot_id = malloc(cap * sizeof *ws->slot_id);
+    ws->first_of = malloc((size_t)prob->num_groups * sizeof *ws->first_of);
+    if (!ws->slot_hash || !ws->slot_id || !ws->first_of) {
         pn_merge_workspace_free(ws);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the merge workspace");
     }
@@ -148,9 +159,37 @@ void pn_merge_workspace_free(pn_merge_workspace *ws)
 {
     if (!ws)
         return;
-    pn_idmap_free(&ws->map);
-    free(ws->ids);
+    free(ws->slot_hash);
+    free(ws->slot_id);
+    free(ws->first_of);
     free(ws);
+}
+
+/* The kept cell of group row `row`, or -1 when the row is not kept. */
+static inline int32_t kept_cell(const unsigned char *keep_row, int32_t row)
+{
+    return keep_row[row] ? row : -1;
+}
+
+static uint64_t tuple_hash(const int32_t *rows, const int32_t *rules, int32_t count,
+                           const unsigned char *keep_row)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int32_t x = 0; x < count; ++x) {
+        h ^= (uint64_t)(uint32_t)kept_cell(keep_row, rows[rules[x]]);
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static int same_tuple(const int32_t *a, const int32_t *b, const int32_t *rules, int32_t count,
+                      const unsigned char *keep_row)
+{
+    for (int32_t x = 0; x < count; ++x)
+        if (kept_cell(keep_row, a[rules[x]]) != kept_cell(keep_row, b[rules[x]]))
+            return 0;
+    return 1;
 }
 
 pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
@@ -159,34 +198,56 @@ pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
 {
     const int32_t K = prob->num_rules;
     const int64_t G = prob->num_groups;
-    int32_t *ids = ws->ids;
-    memset(ids, 0, (size_t)G * sizeof *ids);
-    size_t groups = 1;
+    /* the rules that split groups: those with a kept row */
+    int32_t rules[256], count = 0, all_kept = 1;
     for (int32_t r = 0; r < K; ++r) {
-        const int32_t start = prob->rule_start[r];
-        const int32_t mr = pn_rule_size(prob, r);
         int any = 0;
-        for (int32_t i = 0; i < mr && !any; ++i)
-            any = keep_row[start + i] != 0;
-        if (!any)
-            continue; /* a dropped rule splits nothing */
-        pn_idmap_clear(&ws->map);
-        for (int64_t k = 0; k < G; ++k) {
-            int32_t row = prob->group_rows[k * K + r];
-            int32_t c = keep_row[row] ? row - start : mr; /* mr = "don't care" */
-            int is_new;
-            int32_t id = pn_idmap_get(&ws->map, (int64_t)ids[k] * (mr + 1) + c, &is_new);
-            if (id < 0)
-                return pn_fail(info, PN_ERR_NUMERIC, "merge table overflow");
-            ids[k] = id;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
+            any |= keep_row[i] != 0;
+            all_kept &= keep_row[i] != 0;
         }
-        groups = ws->map.count;
+        if (any) {
+            if (count == 256)
+                return pn_fail(info, PN_ERR_INVALID, "merging supports at most 256 rules");
+            rules[count++] = r;
+        }
     }
-    memset(merged_weight, 0, groups * sizeof *merged_weight);
+    if (all_kept) {
+        /* nothing merges: the groups are already the distinct columns */
+        for (int64_t k = 0; k < G; ++k) {
+            merged_of[k] = (int32_t)k;
+            merged_weight[k] = 1;
+        }
+        *num_merged = G;
+        return PN_OK;
+    }
+    memset(ws->slot_id, 0xff, (ws->mask + 1) * sizeof *ws->slot_id);
+    int32_t next = 0;
     for (int64_t k = 0; k < G; ++k) {
-        merged_of[k] = ids[k];
-        merged_weight[ids[k]]++;
+        const int32_t *rows = prob->group_rows + k * K;
+        const uint64_t h = tuple_hash(rows, rules, count, keep_row);
+        size_t slot = (size_t)(h >> 20) & ws->mask;
+        int32_t id = -1;
+        while (ws->slot_id[slot] >= 0) {
+            const int32_t cand = ws->slot_id[slot];
+            if (ws->slot_hash[slot] == h &&
+                same_tuple(rows, prob->group_rows + (int64_t)ws->first_of[cand] * K, rules,
+                           count, keep_row)) {
+                id = cand;
+                break;
+            }
+            slot = (slot + 1) & ws->mask;
+        }
+        if (id < 0) {
+            id = next++;
+            ws->slot_id[slot] = id;
+            ws->slot_hash[slot] = h;
+            ws->first_of[id] = (int32_t)k;
+            merged_weight[id] = 0;
+        }
+        merged_of[k] = id;
+        merged_weight[id]++;
     }
-    *num_merged = (int64_t)groups;
+    *num_merged = next;
     return PN_OK;
 }

@@ -47,23 +47,6 @@ int pn_idmap_init(pn_idmap *map, int64_t range, size_t expected)
     return alloc_hash(map, pow2_at_least(2 * (expected ? expected : 1)));
 }
 
-int pn_idmap_init_fixed(pn_idmap *map, size_t max_keys)
-{
-    memset(map, 0, sizeof *map);
-    size_t cap = pow2_at_least(2 * (max_keys ? max_keys : 1));
-    map->max_capacity = cap;
-    return alloc_hash(map, cap);
-}
-
-void pn_idmap_clear(pn_idmap *map)
-{
-    if (map->direct)
-        memset(map->ids, 0, map->capacity * sizeof *map->ids);
-    else
-        memset(map->keys, 0xff, map->capacity * sizeof *map->keys);
-    map->count = 0;
-}
-
 void pn_idmap_free(pn_idmap *map)
 {
     free(map->keys);
@@ -117,7 +100,7 @@ int32_t pn_idmap_get(pn_idmap *map, int64_t key, int *is_new)
     }
     /* keep the load factor at or below 1/2 */
     if (2 * (map->count + 1) > map->capacity) {
-        if (map->max_capacity || grow(map) != 0)
+        if (grow(map) != 0)
             return -1;
         return pn_idmap_get(map, key, is_new);
     }

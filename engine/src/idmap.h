@@ -12,21 +12,16 @@ typedef struct pn_idmap {
     int32_t *ids;      /* hash mode: id per slot; direct mode: id + 1 per key, 0 = empty */
     size_t capacity;   /* power of two (hash) or key range (direct) */
     size_t count;      /* ids handed out */
-    size_t max_capacity; /* hash tables may not grow beyond (0 = no limit) */
     int direct;
 } pn_idmap;
 
 /* Direct mode for keys in [0, range) when range <= limit; otherwise a hash
  * table sized for `expected` keys (it grows on demand unless fixed). */
 int pn_idmap_init(pn_idmap *map, int64_t range, size_t expected);
-/* A hash table of fixed capacity for at most `max_keys` keys; never grows. */
-int pn_idmap_init_fixed(pn_idmap *map, size_t max_keys);
-void pn_idmap_clear(pn_idmap *map);
 void pn_idmap_free(pn_idmap *map);
 
 /* The id of `key` (>= 0), inserting it if new; *is_new tells which.
- * Returns -1 when a growable table cannot grow (out of memory) or a fixed
- * table is full. */
+ * Returns -1 when the table cannot grow (out of memory). */
 int32_t pn_idmap_get(pn_idmap *map, int64_t key, int *is_new);
 
 #endif

@@ -35,7 +35,7 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->act_full = malloc(k);
     ps->act_row = malloc(mm * sizeof(int32_t));
     ps->row_act = malloc(mm * sizeof(int32_t));
-    ps->passive = malloc(mm);
+    ps->passive = malloc(2 * mm); /* second half: scratch flags */
     ps->cols = malloc(g * k * sizeof(int32_t));
     ps->nu = calloc(mm, sizeof(double));
     ps->ws = malloc(g * sizeof(int32_t));
@@ -177,6 +177,7 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
         }
         ps->valid = 1;
     }
+    ps->restructured = changed;
     for (int32_t a = 0; a < ps->m_act; ++a)
         ps->passive[a] = !(w[ps->act_row[a]] > 0.0);
     for (int32_t k = 0; k < ps->k_act; ++k) {
@@ -573,33 +574,55 @@ static void compact_working_set(pn_pstep *ps, int64_t keep_at_least)
     ps->ws_count = out;
 }
 
-/* Runs the working-set loop for penalty lambda. */
+/* Rows that no group of the working set supplies hold the dual of "nothing
+ * supplied", -w b / lambda: right for pricing (it finds the groups those
+ * rows need) but a poor start for Newton, as the new groups would take all
+ * the mass at once. Such rows restart from 0, the dual of y = b. */
+static void moderate_untouched(pn_pstep *ps, int64_t old_count)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    unsigned char *touched = ps->passive + ma; /* m bytes of scratch after passive */
+    memset(touched, 0, (size_t)ma);
+    for (int64_t p = 0; p < old_count; ++p) {
+        if (!(ps->qt[p] > 0.0))
+            continue;
+        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        for (int32_t a = 0; a < ka; ++a)
+            touched[col[a]] = 1;
+    }
+    for (int32_t a = 0; a < ma; ++a)
+        if (!touched[a])
+            ps->nu_act[a] = 0.0;
+}
+
+/* Runs the working-set loop for penalty lambda: price, solve the working
+ * set, until pricing finds no violator after an exact solve. */
 static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
                       int max_newton)
 {
     const int64_t max_add = ps->m_act * 2 > MIN_ADD ? (int64_t)ps->m_act * 2 : MIN_ADD;
-    int rc = 1;
+    int exact = 0; /* the last restricted solve met tol */
     for (int round = 0; round < MAX_ROUNDS; ++round) {
         ps->pricing_rounds++;
-        int64_t added = price(ps, ps->nu_act, tol, max_add);
-        if (added == 0 && round > 0) {
-            rc = 0;
-            break;
-        }
+        const int64_t old_count = ps->ws_count;
+        int64_t added = ps->ws_count == ps->J ? 0 : price(ps, ps->nu_act, tol, max_add);
+        if (added == 0 && exact)
+            return 0;
         if (ps->ws_count == 0)
             return -1;
+        if (added > 0)
+            moderate_untouched(ps, old_count);
         /* while pricing still finds many violators the working set is far
          * from final: a few Newton steps suffice before pricing again */
-        const int saturated = added == max_add;
-        int r = solve_restricted(ps, b, w, lambda, tol, saturated ? 4 : max_newton);
-        if (saturated && r == 1)
-            r = 0;
+        const int loose = added == max_add;
+        int r = solve_restricted(ps, b, w, lambda, tol, loose ? 4 : max_newton);
         if (r < 0)
             return -1;
-        if (r > 0)
-            rc = 1;
+        exact = r == 0;
+        if (!exact && !loose)
+            return 1; /* the Newton limit came first */
     }
-    return rc;
+    return 1;
 }
 
 /* KKT residual and gap over all merged groups from the working set's q. */
@@ -679,15 +702,29 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
     int rc;
     if (lambda_p > 0.0) {
         /* warm: the last dual; cold: nu = -w b / lambda ("nothing supplied") */
+        /* the last dual; after the kept rules changed the old duals no
+         * longer balance the groups' sums, and 0 (every carried group
+         * supported, a support that Newton shrinks quickly) is the better
+         * start; cold: -w b / lambda ("nothing supplied", for pricing) */
+        const int restart = ps->restructured;
         for (int32_t a = 0; a < ma; ++a) {
             const int32_t i = ps->act_row[a];
-            ps->nu_act[a] = ps->passive[a] ? 0.0
+            ps->nu_act[a] = ps->passive[a] || (ps->have_dual && restart) ? 0.0
                             : ps->have_dual ? ps->nu[i]
                                             : -w[i] * b[i] / lambda_p;
         }
         if (!ps->have_dual)
             clear_working_set(ps);
-        compact_working_set(ps, 4 * ps->support_count + 4 * MIN_ADD);
+        if (ps->J <= 4 * MIN_ADD) {
+            /* small problems: every group in the working set, no pricing */
+            for (int64_t j = 0; j < ps->J; ++j)
+                if (!ps->in_ws[j]) {
+                    ps->in_ws[j] = 1;
+                    ps->ws[ps->ws_count++] = (int32_t)j;
+                }
+        } else {
+            compact_working_set(ps, 4 * ps->support_count + 4 * MIN_ADD);
+        }
         rc = solve_dual(ps, b, w, lambda_p, tol, max_newton);
     } else {
         /* lambda_p = 0: proximal steps min f(q) + eps sum (q - q_prev)^2 / c,

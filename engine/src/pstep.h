@@ -49,6 +49,7 @@ typedef struct pn_pstep {
     unsigned char *rule_kept;    /* K */
     unsigned char *row_in_kept;  /* m: the row's rule is kept (merge key) */
     int valid;
+    int restructured;            /* the last update_structure re-merged */
     int64_t J;
     int32_t *merged_of;          /* K' */
     int32_t *merged_weight;      /* J used */

@@ -15,7 +15,7 @@ void pn_settings_default(pn_settings *s)
     s->grow_seeds = 8;
     s->grow_tries = 2;
     s->max_alternations = 300;
-    s->obj_tol = 1e-11;
+    s->obj_tol = 1e-9;
     s->p_tol = 1e-11;
     s->p_max_newton = 100;
     s->w_method = PN_WSTEP_AUTO;
@@ -295,11 +295,11 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         if (rc < 0)
             return -1;
         s->last_newton += s->pstep->newton_iterations;
-        if (s->trace && s->trace_count < s->trace_capacity) {
-            double pp, pw;
-            penalties(prob, st, s->q_run, w, &pp, &pw);
-            s->trace[s->trace_count++] = weighted_error_of(prob, w, s->y_run) + pp + pw;
-        }
+        double pp, pw;
+        penalties(prob, st, s->q_run, w, &pp, &pw);
+        const double F_p = weighted_error_of(prob, w, s->y_run) + pp + pw;
+        if (s->trace && s->trace_count < s->trace_capacity)
+            s->trace[s->trace_count++] = F_p;
         s->last_p_kkt = s->pstep->kkt;
         for (int32_t i = 0; i < m; ++i) {
             double d = s->y_run[i] - prob->target[i];
@@ -308,10 +308,12 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         memcpy(s->w_next, w, (size_t)m * sizeof *w);
         if (wstep(s, s->e, s->w_next, &s->last_w_kkt) < 0)
             return -1;
-        memcpy(w, s->w_next, (size_t)m * sizeof *w);
-        double pp, pw;
-        penalties(prob, st, s->q_run, w, &pp, &pw);
-        F = weighted_error_of(prob, w, s->y_run) + pp + pw;
+        penalties(prob, st, s->q_run, s->w_next, &pp, &pw);
+        F = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
+        if (F <= F_p)
+            memcpy(w, s->w_next, (size_t)m * sizeof *w);
+        else
+            F = F_p; /* an inexact (ADMM) w-step that did not help: keep w */
         if (s->trace && s->trace_count < s->trace_capacity)
             s->trace[s->trace_count++] = F;
         const uint64_t h = selection_hash(w, m);

@@ -39,7 +39,7 @@ typedef struct pn_settings {
     int grow_seeds;        /* greedy growth from this many single rules    (8) */
     int grow_tries;        /* candidates tried per growth step              (2) */
     int max_alternations;  /* per start                                     (300) */
-    double obj_tol;        /* stop when the objective drops by less (rel.)  (1e-11) */
+    double obj_tol;        /* stop when the objective drops by less (rel.)  (1e-9) */
     double p_tol;          /* KKT tolerance of the p-step                   (1e-11) */
     int p_max_newton;      /* Newton iterations per p-step                  (100) */
     pn_wstep_method w_method;
