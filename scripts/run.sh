@@ -11,7 +11,7 @@ outdir=${2:-out}
 
 scripts/bootstrap.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target parnassus >/dev/null
+cmake --build --preset release -j "$(nproc)" --target parnassus-cli >/dev/null
 mkdir -p "$outdir"
 name=$(basename "${instance%.*}")
 build/release/apps/parnassus/parnassus path "$instance" \

@@ -1,0 +1,146 @@
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pn_cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, "parnassus %s: ", command);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fprintf(stderr, "\nsee 'parnassus %s --help'\n", command);
+    return PN_EXIT_USAGE;
+}
+
+static int is_help(const char *word)
+{
+    return strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0;
+}
+
+/* An option-looking word: "-x" or "--x", but not "-" or "--". */
+static int looks_like_option(const char *word)
+{
+    return word[0] == '-' && word[1] != '\0' && strcmp(word, "--") != 0;
+}
+
+static int find_option(const pn_cli_option *options, int num_options, const char *name,
+                       size_t name_len)
+{
+    for (int i = 0; i < num_options; ++i)
+        if (strlen(options[i].name) == name_len && memcmp(options[i].name, name, name_len) == 0)
+            return i;
+    return -1;
+}
+
+int pn_cli_parse(const char *command, const pn_cli_option *options, int num_options, int max_args,
+                 int argc, char **argv, pn_cli_args *out)
+{
+    memset(out, 0, sizeof *out);
+    if (num_options > PN_CLI_MAX_OPTIONS || max_args > PN_CLI_MAX_ARGS)
+        return pn_cli_usage_error(command, "internal error: option table too large");
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; ++i) {
+        if (is_help(argv[i])) {
+            out->help = 1;
+            return PN_EXIT_OK;
+        }
+    }
+    int options_done = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *word = argv[i];
+        if (!options_done && strcmp(word, "--") == 0) {
+            options_done = 1;
+            continue;
+        }
+        if (options_done || !looks_like_option(word)) {
+            if (out->num_args >= max_args)
+                return pn_cli_usage_error(command, "unexpected argument '%s'", word);
+            out->arg[out->num_args++] = word;
+            continue;
+        }
+        if (word[1] != '-')
+            return pn_cli_usage_error(command, "unknown option '%s'", word);
+        const char *name = word + 2;
+        const char *eq = strchr(name, '=');
+        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+        int k = find_option(options, num_options, name, name_len);
+        if (k < 0)
+            return pn_cli_usage_error(command, "unknown option '--%.*s'", (int)name_len, name);
+        if (!options[k].takes_value) {
+            if (eq)
+                return pn_cli_usage_error(command, "option '--%s' takes no value", options[k].name);
+            out->value[k] = "";
+            continue;
+        }
+        const char *value = NULL;
+        if (eq)
+            value = eq + 1;
+        else if (i + 1 < argc && !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
+            value = argv[++i];
+        if (!value || value[0] == '\0')
+            return pn_cli_usage_error(command, "missing value for option '--%s'", options[k].name);
+        out->value[k] = value;
+    }
+    return PN_EXIT_OK;
+}
+
+int pn_cli_real(const char *command, const char *option, const char *text, double lo, double hi,
+                double *out)
+{
+    char *end = NULL;
+    if (text[0] == '\0' || isspace((unsigned char)text[0]))
+        return pn_cli_usage_error(command, "--%s: '%s' is not a number", option, text);
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0')
+        return pn_cli_usage_error(command, "--%s: '%s' is not a number", option, text);
+    if (!isfinite(v))
+        return pn_cli_usage_error(command, "--%s: '%s' is not a finite number", option, text);
+    if (!(v >= lo && v <= hi)) {
+        if (isinf(hi))
+            return pn_cli_usage_error(command, "--%s must be >= %g (got %s)", option, lo, text);
+        return pn_cli_usage_error(command, "--%s must be within [%g, %g] (got %s)", option, lo, hi,
+                                  text);
+    }
+    *out = v;
+    return PN_EXIT_OK;
+}
+
+int pn_cli_seed(const char *command, const char *option, const char *text, uint64_t *out)
+{
+    size_t len = strlen(text);
+    if (len == 0 || strspn(text, "0123456789") != len)
+        return pn_cli_usage_error(command, "--%s: '%s' is not a non-negative integer", option,
+                                  text);
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
+        return pn_cli_usage_error(command, "--%s: '%s' is out of range [0, %lld]", option, text,
+                                  (long long)INT64_MAX);
+    *out = (uint64_t)v;
+    return PN_EXIT_OK;
+}
+
+int pn_cli_input_exit(pn_error code)
+{
+    switch (code) {
+    case PN_ERR_IO:
+    case PN_ERR_PARSE:
+    case PN_ERR_INVALID:
+        return PN_EXIT_USAGE;
+    default:
+        return PN_EXIT_FAILURE;
+    }
+}
+
+const char *pn_cli_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] != '\0' ? slash + 1 : path;
+}

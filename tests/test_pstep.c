@@ -1,0 +1,559 @@
+/* Tests of the p-step (8): the dual semismooth Newton solver with its
+ * working set, certified by the primal KKT residual and compared with an
+ * independent accelerated projected-gradient reference. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+#include "pstep.h"
+#include "test_support.h"
+
+static const double P_TOL = 1e-11; /* the solver's default p_tol */
+static const int P_MAX_NEWTON = 100;
+
+static int descending(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* Projection onto the simplex (the test's own: sort, then the largest
+ * prefix whose shifted values stay positive). */
+static void project_simplex_ref(double *v, double *sorted, int64_t n)
+{
+    memcpy(sorted, v, (size_t)n * sizeof *v);
+    qsort(sorted, (size_t)n, sizeof *sorted, descending);
+    double prefix = 0.0, theta = sorted[0] - 1.0;
+    for (int64_t j = 0; j < n; ++j) {
+        prefix += sorted[j];
+        const double t = (prefix - 1.0) / (double)(j + 1);
+        if (sorted[j] > t)
+            theta = t;
+    }
+    for (int64_t k = 0; k < n; ++k)
+        v[k] = fmax(v[k] - theta, 0.0);
+}
+
+/* Gradient of (8) at q: 2 A'^T W (A'q - b) + 2 lambda q. */
+static void pstep_gradient(const pn_problem *prob, const double *w, double lambda, const double *q,
+                           double *y, double *g)
+{
+    const int32_t K = prob->num_rules;
+    ts_apply(prob, q, y);
+    for (int32_t i = 0; i < prob->num_rows; ++i)
+        y[i] = 2.0 * w[i] * (y[i] - prob->target[i]);
+    for (int64_t k = 0; k < prob->num_groups; ++k) {
+        double v = 2.0 * lambda * q[k];
+        for (int32_t r = 0; r < K; ++r)
+            v += y[prob->group_rows[k * K + r]];
+        g[k] = v;
+    }
+}
+
+/* Solves the dense system a x = b (order n, row-major, overwritten) by
+ * Gaussian elimination with partial pivoting. Returns 0 if singular. */
+static int dense_solve(double *a, double *b, int64_t n)
+{
+    double amax = 0.0;
+    for (int64_t i = 0; i < n * n; ++i)
+        amax = fmax(amax, fabs(a[i]));
+    for (int64_t c = 0; c < n; ++c) {
+        int64_t piv = c;
+        for (int64_t r = c + 1; r < n; ++r)
+            if (fabs(a[r * n + c]) > fabs(a[piv * n + c]))
+                piv = r;
+        if (!(fabs(a[piv * n + c]) > 1e-13 * amax))
+            return 0;
+        if (piv != c) {
+            for (int64_t j = 0; j < n; ++j) {
+                double t = a[c * n + j];
+                a[c * n + j] = a[piv * n + j];
+                a[piv * n + j] = t;
+            }
+            double t = b[c];
+            b[c] = b[piv];
+            b[piv] = t;
+        }
+        for (int64_t r = c + 1; r < n; ++r) {
+            const double f = a[r * n + c] / a[c * n + c];
+            if (f == 0.0)
+                continue;
+            for (int64_t j = c; j < n; ++j)
+                a[r * n + j] -= f * a[c * n + j];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int64_t r = n - 1; r >= 0; --r) {
+        double v = b[r];
+        for (int64_t j = r + 1; j < n; ++j)
+            v -= a[r * n + j] * b[j];
+        b[r] = v / a[r * n + r];
+    }
+    return 1;
+}
+
+/* Exact polish of an approximate minimiser x of (8): a primal active-set
+ * loop that solves the equality-constrained problem on the support S
+ * (H_SS q_S + c_S = mu 1, 1'q_S = 1), drops groups that come out negative
+ * and adds groups whose gradient is below mu. Returns 1 and the exact
+ * minimiser in x on success, 0 if it gave up (x unchanged). */
+static int polish(const pn_problem *prob, const double *w, double lambda, double *x)
+{
+    const int64_t G = prob->num_groups;
+    const int32_t K = prob->num_rules;
+    /* f(q) = q'Hq/2 + c'q + const, H = 2 (A'^T W A' + lambda I), c = -2 A'^T W b */
+    double *H = malloc((size_t)(G * G) * sizeof *H), *c = malloc((size_t)G * sizeof *c);
+    double *sys = malloc((size_t)((G + 1) * (G + 1)) * sizeof *sys);
+    double *rhs = malloc((size_t)(G + 1) * sizeof *rhs), *q = malloc((size_t)G * sizeof *q);
+    unsigned char *in = malloc((size_t)G);
+    int64_t *idx = malloc((size_t)G * sizeof *idx);
+    assert_true(H && c && sys && rhs && q && in && idx);
+    double hmax = 0.0;
+    for (int64_t k = 0; k < G; ++k) {
+        const int32_t *rk = prob->group_rows + k * K;
+        c[k] = 0.0;
+        for (int32_t r = 0; r < K; ++r)
+            c[k] -= 2.0 * w[rk[r]] * prob->target[rk[r]];
+        for (int64_t l = 0; l < G; ++l) {
+            const int32_t *rl = prob->group_rows + l * K;
+            double h = k == l ? 2.0 * lambda : 0.0;
+            for (int32_t r = 0; r < K; ++r)
+                if (rk[r] == rl[r])
+                    h += 2.0 * w[rk[r]];
+            H[k * G + l] = h;
+            hmax = fmax(hmax, fabs(h));
+        }
+    }
+    for (int64_t k = 0; k < G; ++k)
+        in[k] = x[k] > 0.0;
+    int ok = 0;
+    for (int iter = 0; iter < 200 && !ok; ++iter) {
+        int64_t s = 0;
+        for (int64_t k = 0; k < G; ++k)
+            if (in[k])
+                idx[s++] = k;
+        const int64_t n = s + 1;
+        for (int64_t i = 0; i < s; ++i) {
+            for (int64_t j = 0; j < s; ++j)
+                sys[i * n + j] = H[idx[i] * G + idx[j]];
+            sys[i * n + s] = -1.0;
+            sys[s * n + i] = 1.0;
+            rhs[i] = -c[idx[i]];
+        }
+        sys[s * n + s] = 0.0;
+        rhs[s] = 1.0;
+        if (!dense_solve(sys, rhs, n))
+            break;
+        const double mu = rhs[s];
+        int64_t worst = -1;
+        for (int64_t i = 0; i < s; ++i)
+            if (rhs[i] < 0.0 && (worst < 0 || rhs[i] < rhs[worst]))
+                worst = i;
+        if (worst >= 0) {
+            in[idx[worst]] = 0;
+            continue;
+        }
+        for (int64_t k = 0; k < G; ++k)
+            q[k] = 0.0;
+        for (int64_t i = 0; i < s; ++i)
+            q[idx[i]] = rhs[i];
+        int64_t add = -1;
+        double add_g = mu - 1e-13 * fmax(hmax, fabs(mu));
+        for (int64_t k = 0; k < G; ++k) {
+            if (in[k])
+                continue;
+            double g = c[k];
+            for (int64_t i = 0; i < s; ++i)
+                g += H[k * G + idx[i]] * rhs[i];
+            if (g < add_g) {
+                add_g = g;
+                add = k;
+            }
+        }
+        if (add >= 0) {
+            in[add] = 1;
+            continue;
+        }
+        memcpy(x, q, (size_t)G * sizeof *x);
+        ok = 1;
+    }
+    free(H);
+    free(c);
+    free(sys);
+    free(rhs);
+    free(q);
+    free(in);
+    free(idx);
+    return ok;
+}
+
+/* The reference minimiser of (8): FISTA with backtracking and restarts on
+ * the K' masses, then the exact active-set polish when it applies (it does
+ * not when the reduced system is singular, e.g. lambda_p = 0 with
+ * repeated columns). Returns the objective and the Frank-Wolfe gap (an
+ * upper bound on the suboptimality) of the reference point. */
+static double reference_pstep(const pn_problem *prob, const double *w, double lambda, double *q,
+                              double *gap_out, int *polished)
+{
+    const int64_t G = prob->num_groups;
+    double *x = malloc((size_t)G * sizeof *x), *yk = malloc((size_t)G * sizeof *yk);
+    double *g = malloc((size_t)G * sizeof *g), *trial = malloc((size_t)G * sizeof *trial);
+    double *rows = malloc((size_t)prob->num_rows * sizeof *rows);
+    double *sorted = malloc((size_t)G * sizeof *sorted);
+    assert_true(x && yk && g && trial && rows && sorted);
+    for (int64_t k = 0; k < G; ++k)
+        x[k] = yk[k] = 1.0 / (double)G;
+    double fx = ts_pstep_objective(prob, w, lambda, x), L = 1.0, t = 1.0, gap = INFINITY;
+    for (int it = 0; it < 3000; ++it) {
+        pstep_gradient(prob, w, lambda, yk, rows, g);
+        const double fy = ts_pstep_objective(prob, w, lambda, yk);
+        double f_trial = INFINITY;
+        for (int bt = 0; bt < 60; ++bt) {
+            for (int64_t k = 0; k < G; ++k)
+                trial[k] = yk[k] - g[k] / L;
+            project_simplex_ref(trial, sorted, G);
+            double lin = 0.0, quad = 0.0;
+            for (int64_t k = 0; k < G; ++k) {
+                const double d = trial[k] - yk[k];
+                lin += g[k] * d;
+                quad += d * d;
+            }
+            f_trial = ts_pstep_objective(prob, w, lambda, trial);
+            if (f_trial <= fy + lin + 0.5 * L * quad)
+                break;
+            L *= 2.0;
+        }
+        const double t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
+        if (f_trial > fx) {
+            /* restart the momentum from the last iterate */
+            memcpy(yk, x, (size_t)G * sizeof *yk);
+            t = 1.0;
+            continue;
+        }
+        for (int64_t k = 0; k < G; ++k) {
+            const double nx = trial[k];
+            yk[k] = nx + (t - 1.0) / t_next * (nx - x[k]);
+            x[k] = nx;
+        }
+        t = t_next;
+        fx = f_trial;
+        L *= 0.9;
+        if (it % 100 == 0) {
+            double kkt;
+            ts_pstep_kkt(prob, w, lambda, x, &kkt, &gap);
+            if (gap <= 1e-9 * fx || gap <= 1e-24)
+                break;
+        }
+    }
+    memcpy(q, x, (size_t)G * sizeof *q);
+    *polished = polish(prob, w, lambda, q);
+    if (*polished && ts_pstep_objective(prob, w, lambda, q) > fx) {
+        memcpy(q, x, (size_t)G * sizeof *q); /* keep the better point */
+        *polished = 0;
+    }
+    double kkt;
+    ts_pstep_kkt(prob, w, lambda, q, &kkt, &gap);
+    free(x);
+    free(yk);
+    free(g);
+    free(trial);
+    free(rows);
+    free(sorted);
+    *gap_out = gap;
+    return ts_pstep_objective(prob, w, lambda, q);
+}
+
+typedef struct pstats {
+    int solves, compared, polished;
+    double worst_kkt, worst_ref_below, worst_ref_above, worst_abs_below, worst_cert_diff;
+} pstats;
+
+static void print_stats(const char *name, const pstats *st)
+{
+    print_message("%s: %d solves, max KKT %.3g; %d reference comparisons (%d polished exactly): "
+                  "reference lower by at most %.3g and higher by at most %.3g (relative); at "
+                  "zero objective lower by at most %.3g (absolute)\n",
+                  name, st->solves, st->worst_kkt, st->compared, st->polished, st->worst_ref_below,
+                  st->worst_ref_above, st->worst_abs_below);
+}
+
+/* Solves (8) with the engine, checks the result and returns the objective. */
+static double solve_and_certify(pn_pstep *ps, const pn_problem *prob, const double *w,
+                                double lambda, double *q, pstats *st, const char *what)
+{
+    const int64_t G = prob->num_groups;
+    const int32_t m = prob->num_rows;
+    double *y = malloc((size_t)m * sizeof *y), *y_own = malloc((size_t)m * sizeof *y_own);
+    double *g = malloc((size_t)G * sizeof *g), *ys = malloc((size_t)m * sizeof *ys);
+    assert_true(y && y_own && g && ys);
+    int rc = pn_pstep_solve(ps, prob, w, lambda, P_TOL, P_MAX_NEWTON, q, y);
+    if (rc != 0)
+        fail_msg("%s: pn_pstep_solve returned %d (lambda_p %g)", what, rc, lambda);
+    /* q on the simplex, y = A'q */
+    double sum = 0.0;
+    for (int64_t k = 0; k < G; ++k) {
+        assert_true(q[k] >= 0.0);
+        sum += q[k];
+    }
+    assert_true(fabs(sum - 1.0) <= 1e-12);
+    ts_apply(prob, q, y_own);
+    assert_true(ts_max_abs_diff(y, y_own, m) <= 1e-13);
+    /* the engine's certificate and an own computation of the same residual */
+    double kkt, gap, kkt_own, gap_own;
+    pn_pstep_certificate(prob, w, lambda, q, g, ys, &kkt, &gap);
+    ts_pstep_kkt(prob, w, lambda, q, &kkt_own, &gap_own);
+    st->worst_cert_diff = fmax(st->worst_cert_diff, fabs(kkt - kkt_own));
+    assert_true(fabs(kkt - kkt_own) <= 1e-14 && fabs(gap - gap_own) <= 1e-14);
+    st->worst_kkt = fmax(st->worst_kkt, kkt);
+    if (!(kkt <= 1e-8 && gap <= 1e-8))
+        fail_msg("%s: lambda_p %g: KKT residual %.3g, gap %.3g", what, lambda, kkt, gap);
+    st->solves++;
+    free(y);
+    free(y_own);
+    free(g);
+    free(ys);
+    return ts_pstep_objective(prob, w, lambda, q);
+}
+
+/* The reference must not beat the engine by more than 1e-10 (relative),
+ * and the engine must not be below the reference's lower bound f - gap. */
+static void compare_with_reference(const pn_problem *prob, const double *w, double lambda,
+                                   double f_engine, pstats *st, const char *what)
+{
+    double *q_ref = malloc((size_t)prob->num_groups * sizeof *q_ref);
+    assert_non_null(q_ref);
+    double gap;
+    int polished;
+    const double f_ref = reference_pstep(prob, w, lambda, q_ref, &gap, &polished);
+    st->polished += polished;
+    const double scale = fmax(fabs(f_engine), 1e-300);
+    const double below = (f_engine - f_ref) / scale; /* > 0: the reference is lower */
+    if (f_engine > 1e-20) {
+        st->worst_ref_below = fmax(st->worst_ref_below, below);
+        st->worst_ref_above = fmax(st->worst_ref_above, -below);
+    } else {
+        st->worst_abs_below = fmax(st->worst_abs_below, f_engine - f_ref);
+    }
+    /* 1e-20 absolute: below that the objective is zero to the p-step's
+     * tolerance (realization errors of 1e-10), where a relative
+     * comparison means nothing (consistent targets at lambda_p = 0) */
+    if (!(f_engine - f_ref <= 1e-10 * scale + 1e-20))
+        fail_msg("%s: lambda_p %g: engine %.17g, reference %.17g (lower by %.3g relative)", what,
+                 lambda, f_engine, f_ref, below);
+    if (!(f_engine >= f_ref - gap - 1e-15))
+        fail_msg("%s: lambda_p %g: engine %.17g below the lower bound %.17g", what, lambda,
+                 f_engine, f_ref - gap);
+    st->compared++;
+    free(q_ref);
+}
+
+static void random_weights(ts_rng *rng, const pn_problem *prob, double *w)
+{
+    double sum = 0.0;
+    for (int32_t i = 0; i < prob->num_rows; ++i) {
+        w[i] = ts_range(rng, 0.02, 1.0);
+        sum += w[i];
+    }
+    for (int32_t i = 0; i < prob->num_rows; ++i)
+        w[i] /= sum;
+}
+
+/* Zero weights: whole rules dropped (never all) and single rows zero. */
+static void weights_with_zeros(ts_rng *rng, const pn_problem *prob, double *w)
+{
+    const int32_t K = prob->num_rules;
+    random_weights(rng, prob, w);
+    const int32_t keep = (int32_t)ts_below(rng, (uint64_t)K);
+    for (int32_t r = 0; r < K; ++r) {
+        const int drop = r != keep && ts_below(rng, 3) == 0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            if (drop || (ts_below(rng, 4) == 0 && i != prob->rule_start[keep]))
+                w[i] = 0.0;
+    }
+    double sum = 0.0;
+    for (int32_t i = 0; i < prob->num_rows; ++i)
+        sum += w[i];
+    for (int32_t i = 0; i < prob->num_rows; ++i)
+        w[i] /= sum;
+}
+
+static pn_problem *random_small_problem(ts_rng *rng, int rep)
+{
+    int32_t sizes[5];
+    const int32_t K = ts_between(rng, 2, 5);
+    for (int32_t r = 0; r < K; ++r)
+        sizes[r] = ts_between(rng, 2, 8);
+    const int64_t n = ts_between(rng, 20, 240);
+    return ts_random_problem(rng, n, K, sizes, (ts_targets)(rep % 3), NULL);
+}
+
+static const double lambdas[] = {1e-2, 1e-4, 1e-6};
+
+/* Random positive weights, each penalty, solved in sequence by one p-step
+ * (so warm starts are exercised) and by a fresh one (cold). */
+static void test_pstep_positive_weights(void **state)
+{
+    (void)state;
+    ts_rng rng;
+    ts_seed(&rng, 31);
+    pstats st = {0};
+    for (int rep = 0; rep < 12; ++rep) {
+        pn_problem *prob = random_small_problem(&rng, rep);
+        const int64_t G = prob->num_groups;
+        pn_pstep *warm = NULL;
+        pn_error_info info;
+        assert_int_equal(pn_pstep_create(prob, &warm, &info), PN_OK);
+        double *w = malloc((size_t)prob->num_rows * sizeof *w);
+        double *q = malloc((size_t)G * sizeof *q), *q_cold = malloc((size_t)G * sizeof *q_cold);
+        assert_true(w && q && q_cold);
+        for (int k = 0; k < 2; ++k) {
+            random_weights(&rng, prob, w);
+            for (size_t l = 0; l < sizeof lambdas / sizeof lambdas[0]; ++l) {
+                char what[64];
+                snprintf(what, sizeof what, "problem %d (K' = %lld), weights %d", rep, (long long)G,
+                         k);
+                const double f = solve_and_certify(warm, prob, w, lambdas[l], q, &st, what);
+                compare_with_reference(prob, w, lambdas[l], f, &st, what);
+                pn_pstep *cold = NULL;
+                assert_int_equal(pn_pstep_create(prob, &cold, &info), PN_OK);
+                const double f_cold =
+                    solve_and_certify(cold, prob, w, lambdas[l], q_cold, &st, what);
+                pn_pstep_free(cold);
+                assert_true(fabs(f - f_cold) <= 1e-10 * f);
+            }
+        }
+        free(w);
+        free(q);
+        free(q_cold);
+        pn_pstep_free(warm);
+        pn_problem_free(prob);
+    }
+    print_stats("p-step, positive w", &st);
+}
+
+/* Weights with zero rows and dropped rules: the reduced problem merges the
+ * groups that agree on the kept rules; the certificate over all K' groups
+ * still has to hold. */
+static void test_pstep_zero_weights(void **state)
+{
+    (void)state;
+    ts_rng rng;
+    ts_seed(&rng, 32);
+    pstats st = {0};
+    for (int rep = 0; rep < 12; ++rep) {
+        pn_problem *prob = random_small_problem(&rng, rep);
+        pn_pstep *ps = NULL;
+        pn_error_info info;
+        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        double *w = malloc((size_t)prob->num_rows * sizeof *w);
+        double *q = malloc((size_t)prob->num_groups * sizeof *q);
+        assert_true(w && q);
+        for (int k = 0; k < 4; ++k) {
+            /* alternate between zero patterns and full weights, as the
+             * alternation does when the selection changes */
+            if (k % 2 == 0)
+                weights_with_zeros(&rng, prob, w);
+            else
+                random_weights(&rng, prob, w);
+            const double lambda = lambdas[(size_t)(rep + k) % 3];
+            char what[64];
+            snprintf(what, sizeof what, "problem %d, pattern %d", rep, k);
+            const double f = solve_and_certify(ps, prob, w, lambda, q, &st, what);
+            compare_with_reference(prob, w, lambda, f, &st, what);
+        }
+        free(w);
+        free(q);
+        pn_pstep_free(ps);
+        pn_problem_free(prob);
+    }
+    print_stats("p-step, zero weights", &st);
+}
+
+/* lambda_p = 0: the proximal path. */
+static void test_pstep_lambda_zero(void **state)
+{
+    (void)state;
+    ts_rng rng;
+    ts_seed(&rng, 33);
+    pstats st = {0};
+    for (int rep = 0; rep < 12; ++rep) {
+        pn_problem *prob = random_small_problem(&rng, rep);
+        pn_pstep *ps = NULL;
+        pn_error_info info;
+        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        double *w = malloc((size_t)prob->num_rows * sizeof *w);
+        double *q = malloc((size_t)prob->num_groups * sizeof *q);
+        assert_true(w && q);
+        for (int k = 0; k < 3; ++k) {
+            if (k == 1)
+                weights_with_zeros(&rng, prob, w);
+            else
+                random_weights(&rng, prob, w);
+            char what[64];
+            snprintf(what, sizeof what, "problem %d, weights %d", rep, k);
+            const double f = solve_and_certify(ps, prob, w, 0.0, q, &st, what);
+            compare_with_reference(prob, w, 0.0, f, &st, what);
+            /* a positive penalty right after the proximal path */
+            solve_and_certify(ps, prob, w, 1e-4, q, &st, what);
+        }
+        free(w);
+        free(q);
+        pn_pstep_free(ps);
+        pn_problem_free(prob);
+    }
+    print_stats("p-step, lambda_p = 0", &st);
+}
+
+/* The artificial case: with weights only on rules 1 and 2 the realization
+ * is exact up to the spread penalty (the witness p1 has zero error). */
+static void test_pstep_artificial_consistent_rules(void **state)
+{
+    (void)state;
+    pstats st = {0};
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        pn_problem *prob = ts_artificial(PN_GEN_A1, seed);
+        pn_pstep *ps = NULL;
+        pn_error_info info;
+        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        double *w = malloc((size_t)prob->num_rows * sizeof *w);
+        double *q = malloc((size_t)prob->num_groups * sizeof *q);
+        double *y = malloc((size_t)prob->num_rows * sizeof *y);
+        assert_true(w && q && y);
+        const int32_t m12 = pn_rule_size(prob, 0) + pn_rule_size(prob, 1);
+        for (int32_t i = 0; i < prob->num_rows; ++i)
+            w[i] = i < m12 ? 1.0 / m12 : 0.0;
+        const double f = solve_and_certify(ps, prob, w, 0.0, q, &st, "A1, rules 1-2");
+        double E;
+        ts_objective(prob, 0.0, 0.0, 0.0, q, w, &E);
+        assert_true(f <= 1e-20 && E <= 1e-20);
+        /* with the penalty, the error stays tiny and the objective is the
+         * penalty of a spread-out q */
+        const double f_p = solve_and_certify(ps, prob, w, 1e-4, q, &st, "A1, rules 1-2");
+        compare_with_reference(prob, w, 1e-4, f_p, &st, "A1, rules 1-2");
+        free(w);
+        free(q);
+        free(y);
+        pn_pstep_free(ps);
+        pn_problem_free(prob);
+    }
+    print_stats("p-step on A1, rules 1-2", &st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pstep_positive_weights),
+        cmocka_unit_test(test_pstep_zero_weights),
+        cmocka_unit_test(test_pstep_lambda_zero),
+        cmocka_unit_test(test_pstep_artificial_consistent_rules),
+    };
+    ts_test_filter();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
