@@ -9,7 +9,7 @@ void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *inf
 void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
              double *b, const int *ldb, int *info);
 
-enum { MAX_ROUNDS = 200, MIN_ADD = 1024 };
+enum { MAX_ROUNDS = 200, MIN_ADD = 1024, PCG_BUDGET = 20, PCG_MIN_ORDER = 300 };
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
 {
@@ -55,12 +55,22 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->compact = malloc((mm + 1) * sizeof(double));
     ps->hess = malloc((mm + 1) * (mm + 1) * sizeof(double));
     ps->y_act = malloc(mm * sizeof(double));
+    ps->factor_of = malloc(mm * sizeof(int32_t));
+    ps->cg_r = malloc(6 * (mm + 1) * sizeof(double));
+    if (ps->cg_r) {
+        ps->cg_z = ps->cg_r + (mm + 1);
+        ps->cg_p = ps->cg_z + (mm + 1);
+        ps->cg_hp = ps->cg_p + (mm + 1);
+        ps->cg_diag = ps->cg_hp + (mm + 1);
+        ps->cg_t = ps->cg_diag + (mm + 1);
+    }
     if (!ps->rule_kept || !ps->row_in_kept || !ps->merged_of || !ps->merged_weight ||
         !ps->member_start || !ps->members || !ps->carry || !ps->act_rule || !ps->act_first || !ps->act_full ||
         !ps->act_row || !ps->row_act || !ps->passive || !ps->cols || !ps->nu || !ps->ws ||
         !ps->in_ws || !ps->t || !ps->qt || !ps->center || !ps->kappa || !ps->support ||
         !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
-        !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act) {
+        !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of ||
+        !ps->cg_r) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
@@ -84,7 +94,7 @@ void pn_pstep_free(pn_pstep *ps)
                      ps->act_row, ps->row_act, ps->passive, ps->cols, ps->nu, ps->ws,
                      ps->in_ws, ps->t, ps->qt, ps->center, ps->kappa, ps->support, ps->cand,
                      ps->cand_t, ps->nu_act, ps->nu_try, ps->grad, ps->dir, ps->coupled_of,
-                     ps->compact, ps->hess, ps->y_act};
+                     ps->compact, ps->hess, ps->y_act, ps->factor_of, ps->cg_r};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
     free(ps);
@@ -101,6 +111,7 @@ static void clear_working_set(pn_pstep *ps)
 void pn_pstep_reset(pn_pstep *ps)
 {
     ps->have_dual = 0;
+    ps->factor_n = 0;
     memset(ps->nu, 0, (size_t)ps->m * sizeof *ps->nu);
     clear_working_set(ps);
 }
@@ -144,8 +155,7 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
             }
         }
         clear_working_set(ps);
-        for (int64_t j = 0; j < ps->J; ++j)
-            ps->in_ws[j] = 0;
+        ps->factor_n = 0; /* the active rows were renumbered */
         if (pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of,
                             ps->merged_weight, NULL) != PN_OK)
             return -1;
@@ -359,42 +369,178 @@ static void build_hessian(pn_pstep *ps, const double *w, double lambda)
     }
 }
 
+/* Exact Hessian times v on the coupled block (matrix-free, O(support)). */
+static void coupled_apply(const pn_pstep *ps, const double *w, double lambda, const double *v,
+                          double *out)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled;
+    const int32_t *map = ps->coupled_of;
+    for (int32_t a = 0; a < ma; ++a)
+        if (map[a] >= 0)
+            out[map[a]] = lambda / w[ps->act_row[a]] * v[map[a]];
+    out[nc] = 0.0;
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        double dot = -v[nc];
+        for (int32_t x = 0; x < ka; ++x)
+            if (map[col[x]] >= 0)
+                dot += v[map[col[x]]];
+        dot *= (double)ps->merged_weight[j];
+        for (int32_t x = 0; x < ka; ++x)
+            if (map[col[x]] >= 0)
+                out[map[col[x]]] += dot;
+        out[nc] -= dot;
+    }
+}
+
+/* Preconditioner: the last Cholesky factor, scattered onto the current
+ * coupled rows (rows it does not cover use the exact diagonal). A principal
+ * part of an SPD inverse is SPD, so this is a valid preconditioner however
+ * the support or w moved since the factorisation. */
+static void precondition(pn_pstep *ps, const double *r, double *z)
+{
+    const int32_t ma = ps->m_act, nc = ps->n_coupled;
+    const int nf = ps->factor_n, one = 1;
+    double *t = ps->cg_t;
+    memset(t, 0, (size_t)nf * sizeof *t);
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->coupled_of[a];
+        if (i < 0)
+            continue;
+        const int32_t f = ps->factor_of[a];
+        if (f >= 0)
+            t[f] = r[i];
+        else
+            z[i] = r[i] / ps->cg_diag[i];
+    }
+    t[nf - 1] = r[nc];
+    int info = 0;
+    dpotrs_("L", &nf, &one, ps->hess, &nf, t, &nf, &info);
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->coupled_of[a];
+        if (i >= 0 && ps->factor_of[a] >= 0)
+            z[i] = t[ps->factor_of[a]];
+    }
+    z[nc] = t[nf - 1];
+}
+
+/* Conjugate gradients on the coupled block, preconditioned by the last
+ * factor; writes the solution into `compact`. Any CG iterate from 0 is a
+ * descent direction, so stopping early is safe; returns 0 when the
+ * residual fell below `forcing` (relative) within the budget. */
+static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled, n = nc + 1;
+    double *x = ps->compact, *r = ps->cg_r, *z = ps->cg_z, *p = ps->cg_p, *hp = ps->cg_hp;
+    double *diag = ps->cg_diag;
+    /* exact diagonal, for rows the factor does not cover */
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            diag[ps->coupled_of[a]] = lambda / w[ps->act_row[a]];
+    diag[nc] = 0.0;
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const double c = (double)ps->merged_weight[j];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        for (int32_t k = 0; k < ka; ++k)
+            if (ps->coupled_of[col[k]] >= 0)
+                diag[ps->coupled_of[col[k]]] += c;
+        diag[nc] += c;
+    }
+    double r0 = 0.0;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            r[ps->coupled_of[a]] = -ps->grad[a];
+    r[nc] = -ps->grad[ma];
+    for (int32_t i = 0; i < n; ++i) {
+        x[i] = 0.0;
+        r0 += r[i] * r[i];
+    }
+    precondition(ps, r, z);
+    double rz = 0.0;
+    for (int32_t i = 0; i < n; ++i) {
+        p[i] = z[i];
+        rz += r[i] * z[i];
+    }
+    const double target = forcing * forcing * r0;
+    for (int it = 0; it < PCG_BUDGET; ++it) {
+        coupled_apply(ps, w, lambda, p, hp);
+        double php = 0.0;
+        for (int32_t i = 0; i < n; ++i)
+            php += p[i] * hp[i];
+        if (!(php > 0.0))
+            return -1;
+        const double alpha = rz / php;
+        double rr = 0.0;
+        for (int32_t i = 0; i < n; ++i) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * hp[i];
+            rr += r[i] * r[i];
+        }
+        if (rr <= target)
+            return 0;
+        precondition(ps, r, z);
+        double rz_new = 0.0;
+        for (int32_t i = 0; i < n; ++i)
+            rz_new += r[i] * z[i];
+        const double beta = rz_new / rz;
+        rz = rz_new;
+        for (int32_t i = 0; i < n; ++i)
+            p[i] = z[i] + beta * p[i];
+    }
+    return -1;
+}
+
 /* Newton direction: passive rows stay, decoupled rows are solved on their
- * own, the coupled block by Cholesky, shifting the diagonal if it is not
- * numerically positive definite. */
-static int newton_direction(pn_pstep *ps, const double *w, double lambda)
+ * own; the coupled block by conjugate gradients preconditioned with the
+ * last factorisation when that converges quickly, otherwise by a fresh
+ * Cholesky factorisation (shifting the diagonal if the block is not
+ * numerically positive definite), which becomes the next preconditioner. */
+static int newton_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
 {
     const int32_t ma = ps->m_act, nc = ps->n_coupled;
     const int n = nc + 1, one = 1;
     for (int32_t a = 0; a < ma; ++a)
         if (ps->coupled_of[a] < 0)
             ps->dir[a] = ps->passive[a] ? 0.0 : -ps->grad[a] * w[ps->act_row[a]] / lambda;
+    double *x = ps->compact;
+    /* below a few hundred rows a factorisation costs little more than a
+     * few preconditioned iterations */
+    int solved = ps->factor_n > 0 && n >= PCG_MIN_ORDER &&
+                 pcg_direction(ps, w, lambda, forcing) == 0;
     double shift = 0.0;
-    for (int attempt = 0; attempt < 12; ++attempt) {
+    for (int attempt = 0; !solved && attempt < 12; ++attempt) {
         build_hessian(ps, w, lambda);
         if (shift > 0.0)
             for (int32_t a = 0; a < n; ++a)
                 ps->hess[a + (size_t)a * n] += shift;
         int info = 0;
         dpotrf_("L", &n, ps->hess, &n, &info);
-        if (info == 0) {
-            double *x = ps->compact;
-            for (int32_t a = 0; a < ma; ++a)
-                if (ps->coupled_of[a] >= 0)
-                    x[ps->coupled_of[a]] = -ps->grad[a];
-            x[nc] = -ps->grad[ma];
-            dpotrs_("L", &n, &one, ps->hess, &n, x, &n, &info);
-            if (info != 0)
-                return -1;
-            for (int32_t a = 0; a < ma; ++a)
-                if (ps->coupled_of[a] >= 0)
-                    ps->dir[a] = x[ps->coupled_of[a]];
-            ps->dir[ma] = x[nc];
-            return 0;
+        if (info != 0) {
+            ps->factor_n = 0;
+            shift = shift > 0.0 ? 10.0 * shift : 1e-12;
+            continue;
         }
-        shift = shift > 0.0 ? 10.0 * shift : 1e-12;
+        ps->factorisations++;
+        ps->factor_n = n;
+        memcpy(ps->factor_of, ps->coupled_of, (size_t)ma * sizeof *ps->factor_of);
+        for (int32_t a = 0; a < ma; ++a)
+            if (ps->coupled_of[a] >= 0)
+                x[ps->coupled_of[a]] = -ps->grad[a];
+        x[nc] = -ps->grad[ma];
+        dpotrs_("L", &n, &one, ps->hess, &n, x, &n, &info);
+        if (info != 0)
+            return -1;
+        solved = 1;
     }
-    return -1;
+    if (!solved)
+        return -1;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            ps->dir[a] = x[ps->coupled_of[a]];
+    ps->dir[ma] = x[nc];
+    return 0;
 }
 
 /* Exact line search: F(x + t d) is convex and piecewise quadratic in t, so
@@ -458,7 +604,8 @@ static int solve_restricted(pn_pstep *ps, const double *b, const double *w, doub
         if (gmax <= tol)
             return 0;
         prepare_newton(ps);
-        if (ps->support_count == 0 || newton_direction(ps, w, lambda) != 0)
+        if (ps->support_count == 0 ||
+            newton_direction(ps, w, lambda, fmin(1e-2, gmax)) != 0)
             return -1;
         ps->newton_iterations++;
         double slope = 0.0;
@@ -698,6 +845,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
     const int32_t ma = ps->m_act;
     const double *b = prob->target;
     ps->newton_iterations = 0;
+    ps->factorisations = 0;
     ps->pricing_rounds = 0;
     int rc;
     if (lambda_p > 0.0) {

@@ -25,7 +25,9 @@
  *
  * Restricted solve: semismooth Newton on F with the generalised Hessian
  * diag(lambda / w) + sum_{t_j > 0} c_j [a_j; -1][a_j; -1]'; rows that no
- * supported group touches decouple, the rest is factorised by Cholesky
+ * supported group touches decouple. The coupled block is solved by
+ * conjugate gradients preconditioned with the last Cholesky factor when
+ * that converges within a small budget, otherwise factorised afresh
  * (LAPACK dpotrf from serial OpenBLAS). A full step is taken when it lowers
  * F (it moves the support in one jump, like a primal-dual active-set
  * method), otherwise an exact line search on the piecewise quadratic F.
@@ -88,10 +90,15 @@ typedef struct pn_pstep {
     int32_t *coupled_of;         /* m_act */
     int32_t n_coupled;
     double *compact;             /* m_act + 1 */
-    double *hess;                /* (m_act + 1)^2, column-major */
+    double *hess;                /* (m_act + 1)^2, column-major; after a
+                                    factorisation, the Cholesky factor */
+    int32_t factor_n;            /* order of that factor, 0 = none */
+    int32_t *factor_of;          /* m: active row -> factor index or -1 */
+    double *cg_r, *cg_z, *cg_p, *cg_hp, *cg_diag, *cg_t; /* m + 1 each */
     double *y_act;               /* m_act */
     /* results of the last solve */
     int newton_iterations;
+    int factorisations;
     int pricing_rounds;
     double kkt;                  /* primal KKT residual, objective units per unit mass */
     double gap;                  /* Frank-Wolfe gap */
