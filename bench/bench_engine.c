@@ -570,7 +570,7 @@ static int guarded_cold_solve(const pn_problem *prob, const pn_settings *s, doub
         outcome = got == (ssize_t)sizeof *res && !res->error ? 0 : -1;
         break;
     }
-    if (outcome == 1)
+    if (outcome != 0) /* stopped, or something went wrong: do not wait for it */
         kill(pid, SIGKILL);
     close(fd[0]);
     int status = 0;

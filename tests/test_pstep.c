@@ -199,8 +199,8 @@ static int polish(const pn_problem *prob, const double *w, double lambda, double
  * not when the reduced system is singular, e.g. lambda_p = 0 with
  * repeated columns). Returns the objective and the Frank-Wolfe gap (an
  * upper bound on the suboptimality) of the reference point. */
-static double reference_pstep(const pn_problem *prob, const double *w, double lambda, double *q,
-                              double *gap_out, int *polished)
+static double reference_pstep(const pn_problem *prob, const double *w, double lambda, int max_iter,
+                              double *q, double *gap_out, int *polished)
 {
     const int64_t G = prob->num_groups;
     double *x = malloc((size_t)G * sizeof *x), *yk = malloc((size_t)G * sizeof *yk);
@@ -211,7 +211,7 @@ static double reference_pstep(const pn_problem *prob, const double *w, double la
     for (int64_t k = 0; k < G; ++k)
         x[k] = yk[k] = 1.0 / (double)G;
     double fx = ts_pstep_objective(prob, w, lambda, x), L = 1.0, t = 1.0, gap = INFINITY;
-    for (int it = 0; it < 3000; ++it) {
+    for (int it = 0; it < max_iter; ++it) {
         pstep_gradient(prob, w, lambda, yk, rows, g);
         const double fy = ts_pstep_objective(prob, w, lambda, yk);
         double f_trial = INFINITY;
@@ -253,7 +253,7 @@ static double reference_pstep(const pn_problem *prob, const double *w, double la
         }
     }
     memcpy(q, x, (size_t)G * sizeof *q);
-    *polished = polish(prob, w, lambda, q);
+    *polished = G <= 1000 && polish(prob, w, lambda, q); /* dense: small K' only */
     if (*polished && ts_pstep_objective(prob, w, lambda, q) > fx) {
         memcpy(q, x, (size_t)G * sizeof *q); /* keep the better point */
         *polished = 0;
@@ -325,13 +325,13 @@ static double solve_and_certify(pn_pstep *ps, const pn_problem *prob, const doub
 /* The reference must not beat the engine by more than 1e-10 (relative),
  * and the engine must not be below the reference's lower bound f - gap. */
 static void compare_with_reference(const pn_problem *prob, const double *w, double lambda,
-                                   double f_engine, pstats *st, const char *what)
+                                   double f_engine, pstats *st, const char *what, int max_iter)
 {
     double *q_ref = malloc((size_t)prob->num_groups * sizeof *q_ref);
     assert_non_null(q_ref);
     double gap;
     int polished;
-    const double f_ref = reference_pstep(prob, w, lambda, q_ref, &gap, &polished);
+    const double f_ref = reference_pstep(prob, w, lambda, max_iter, q_ref, &gap, &polished);
     st->polished += polished;
     const double scale = fmax(fabs(f_engine), 1e-300);
     const double below = (f_engine - f_ref) / scale; /* > 0: the reference is lower */
@@ -420,7 +420,7 @@ static void test_pstep_positive_weights(void **state)
                 snprintf(what, sizeof what, "problem %d (K' = %lld), weights %d", rep, (long long)G,
                          k);
                 const double f = solve_and_certify(warm, prob, w, lambdas[l], q, &st, what);
-                compare_with_reference(prob, w, lambdas[l], f, &st, what);
+                compare_with_reference(prob, w, lambdas[l], f, &st, what, 3000);
                 pn_pstep *cold = NULL;
                 assert_int_equal(pn_pstep_create(prob, &cold, &info), PN_OK);
                 const double f_cold =
@@ -466,7 +466,7 @@ static void test_pstep_zero_weights(void **state)
             char what[64];
             snprintf(what, sizeof what, "problem %d, pattern %d", rep, k);
             const double f = solve_and_certify(ps, prob, w, lambda, q, &st, what);
-            compare_with_reference(prob, w, lambda, f, &st, what);
+            compare_with_reference(prob, w, lambda, f, &st, what, 3000);
         }
         free(w);
         free(q);
@@ -499,7 +499,7 @@ static void test_pstep_lambda_zero(void **state)
             char what[64];
             snprintf(what, sizeof what, "problem %d, weights %d", rep, k);
             const double f = solve_and_certify(ps, prob, w, 0.0, q, &st, what);
-            compare_with_reference(prob, w, 0.0, f, &st, what);
+            compare_with_reference(prob, w, 0.0, f, &st, what, 3000);
             /* a positive penalty right after the proximal path */
             solve_and_certify(ps, prob, w, 1e-4, q, &st, what);
         }
@@ -536,7 +536,7 @@ static void test_pstep_artificial_consistent_rules(void **state)
         /* with the penalty, the error stays tiny and the objective is the
          * penalty of a spread-out q */
         const double f_p = solve_and_certify(ps, prob, w, 1e-4, q, &st, "A1, rules 1-2");
-        compare_with_reference(prob, w, 1e-4, f_p, &st, "A1, rules 1-2");
+        compare_with_reference(prob, w, 1e-4, f_p, &st, "A1, rules 1-2", 3000);
         free(w);
         free(q);
         free(y);
@@ -546,6 +546,80 @@ static void test_pstep_artificial_consistent_rules(void **state)
     print_stats("p-step on A1, rules 1-2", &st);
 }
 
+/* More groups than the p-step keeps in its working set at once (K' well
+ * above 4096): pricing and working-set growth are exercised. The
+ * reference is a short accelerated run here (one-sided check and lower
+ * bound), the certificate carries the weight. */
+static void test_pstep_working_set_pricing(void **state)
+{
+    (void)state;
+    ts_rng rng;
+    ts_seed(&rng, 34);
+    pstats st = {0};
+    const int32_t sizes[4] = {24, 18, 14, 9};
+    for (int rep = 0; rep < 2; ++rep) {
+        pn_problem *prob = ts_random_problem(&rng, 60000, 4, sizes,
+                                             rep ? TS_TARGETS_MIXED : TS_TARGETS_RANDOM, NULL);
+        assert_true(prob->num_groups > 4 * 4096);
+        pn_pstep *ps = NULL;
+        pn_error_info info;
+        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        double *w = malloc((size_t)prob->num_rows * sizeof *w);
+        double *q = malloc((size_t)prob->num_groups * sizeof *q);
+        assert_true(w && q);
+        for (int k = 0; k < 5; ++k) {
+            if (k == 3)
+                weights_with_zeros(&rng, prob, w);
+            else
+                random_weights(&rng, prob, w);
+            const double lambda = k == 4 ? 0.0 : lambdas[k % 3];
+            char what[64];
+            snprintf(what, sizeof what, "K' = %lld, weights %d", (long long)prob->num_groups, k);
+            const double f = solve_and_certify(ps, prob, w, lambda, q, &st, what);
+            compare_with_reference(prob, w, lambda, f, &st, what, 100);
+        }
+        free(w);
+        free(q);
+        pn_pstep_free(ps);
+        pn_problem_free(prob);
+    }
+    print_stats("p-step, working set and pricing", &st);
+}
+
+/* The music-sized instance (K' = 1,249,781 groups, m = 2328): a few
+ * p-steps at lambda_p > 0, certified over all groups. */
+static void test_pstep_music_like(void **state)
+{
+    (void)state;
+    pn_problem *prob = NULL;
+    pn_error_info info;
+    if (pn_gen_music_like(1, &prob, &info) != PN_OK)
+        fail_msg("pn_gen_music_like: %s", info.message);
+    ts_rng rng;
+    ts_seed(&rng, 35);
+    pstats st = {0};
+    pn_pstep *ps = NULL;
+    assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+    double *w = malloc((size_t)prob->num_rows * sizeof *w);
+    double *q = malloc((size_t)prob->num_groups * sizeof *q);
+    assert_true(w && q);
+    const double lambda[3] = {1e-2, 1e-4, 1e-4};
+    for (int k = 0; k < 3; ++k) {
+        if (k == 2)
+            weights_with_zeros(&rng, prob, w);
+        else
+            random_weights(&rng, prob, w);
+        char what[64];
+        snprintf(what, sizeof what, "music-like, weights %d", k);
+        solve_and_certify(ps, prob, w, lambda[k], q, &st, what);
+    }
+    free(w);
+    free(q);
+    pn_pstep_free(ps);
+    pn_problem_free(prob);
+    print_stats("p-step, music-like", &st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +627,8 @@ int main(void)
         cmocka_unit_test(test_pstep_zero_weights),
         cmocka_unit_test(test_pstep_lambda_zero),
         cmocka_unit_test(test_pstep_artificial_consistent_rules),
+        cmocka_unit_test(test_pstep_working_set_pricing),
+        cmocka_unit_test(test_pstep_music_like),
     };
     ts_test_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,16 +72,15 @@ static void check_monotone_run(pn_solver *s, const pn_problem *prob, const unsig
     assert_int_equal(pn_solver_run_from(s, w0, &run), 0);
     const int count = pn_solver_trace_count(s);
     pn_solver_set_trace(s, NULL, 0);
-    /* p-step and w-step each record one value per alternation */
+    /* the p-step and the w-step of every alternation each record a value */
     assert_true(count >= 2);
-    assert_true(count == 2 * run.alternations || count == TRACE_CAPACITY);
-    assert_true(trace[count - 1] == run.objective || count == TRACE_CAPACITY);
+    assert_true(count >= 2 * run.alternations || count == TRACE_CAPACITY);
     for (int k = 0; k + 1 < count; ++k) {
         const double rise = (trace[k + 1] - trace[k]) / fabs(trace[k]);
         ms->worst_rise = fmax(ms->worst_rise, rise);
         if (!(trace[k + 1] <= trace[k] + 1e-12 * fabs(trace[k])))
-            fail_msg("%s: objective rose from %.17g to %.17g at half-step %d of %d (%s)", what,
-                     trace[k], trace[k + 1], k + 1, count, k % 2 ? "p-step" : "w-step");
+            fail_msg("%s: objective rose from %.17g to %.17g at trace entry %d of %d", what,
+                     trace[k], trace[k + 1], k + 1, count);
         ms->pairs++;
     }
     ms->runs++;
@@ -339,7 +338,7 @@ static void test_warm_back_equals_cold(void **state)
 {
     (void)state;
     const double xs[] = {-5.0, -1.0, 2.0};
-    int checked = 0;
+    int checked = 0, differ = 0;
     double worst = 0.0;
     for (int c = 1; c <= 2; ++c)
         for (uint64_t seed = 1; seed <= (c == 1 ? 2u : 1u); ++seed) {
@@ -363,12 +362,14 @@ static void test_warm_back_equals_cold(void **state)
                 const double d = fabs(warm.objective - cold.objective) / fabs(cold.objective);
                 worst = fmax(worst, d);
                 char a[32], b[32];
-                if (!(d <= 1e-9 && memcmp(sel_cold, sel_warm, (size_t)K) == 0))
-                    fail_msg("A%d seed %d log2 lambda_w %g: cold %.17g %s, warm back from %g: "
-                             "%.17g %s",
-                             c, (int)seed, xs[i], cold.objective,
-                             ts_format_selection(sel_cold, K, a, sizeof a), xs[i] + 1.0,
-                             warm.objective, ts_format_selection(sel_warm, K, b, sizeof b));
+                if (!(d <= 1e-9 && memcmp(sel_cold, sel_warm, (size_t)K) == 0)) {
+                    print_message("A%d seed %d log2 lambda_w %g: cold %.17g %s, warm back from "
+                                  "%g: %.17g %s (relative difference %.3g)\n",
+                                  c, (int)seed, xs[i], cold.objective,
+                                  ts_format_selection(sel_cold, K, a, sizeof a), xs[i] + 1.0,
+                                  warm.objective, ts_format_selection(sel_warm, K, b, sizeof b), d);
+                    differ++;
+                }
                 checked++;
                 pn_solver_free(s);
             }
@@ -376,6 +377,9 @@ static void test_warm_back_equals_cold(void **state)
         }
     print_message("warm back vs cold: %d cases, largest relative difference %.3g\n", checked,
                   worst);
+    if (differ)
+        fail_msg("%d of %d warm solves back at the same knob miss the cold optimum (above)", differ,
+                 checked);
 }
 
 /* ---- determinism ---- */
@@ -463,7 +467,7 @@ static void test_update_targets_warm_equals_cold(void **state)
     ts_seed(&rng, 55);
     const double mixes[] = {0.05, 0.3};
     const double xs[] = {-4.0, 2.0};
-    int checked = 0;
+    int checked = 0, differ = 0;
     double worst = 0.0;
     for (int c = 1; c <= 2; ++c) {
         pn_problem *prob = ts_artificial((pn_gen_case)c, 4);
@@ -490,12 +494,15 @@ static void test_update_targets_warm_equals_cold(void **state)
                 const double d = fabs(warm.objective - cold.objective) / fabs(cold.objective);
                 worst = fmax(worst, d);
                 char a[32], bb[32];
-                if (!(d <= 1e-9))
-                    fail_msg("A%d mix %g log2 lambda_w %g: warm after update_targets %.17g %s, "
-                             "cold on the new problem %.17g %s",
-                             c, mixes[mi], xs[xi], warm.objective,
-                             ts_format_selection(sw, K, a, sizeof a), cold.objective,
-                             ts_format_selection(sc, K, bb, sizeof bb));
+                if (!(d <= 1e-9)) {
+                    print_message("A%d mix %g log2 lambda_w %g: warm after update_targets %.17g "
+                                  "%s, cold on the new problem %.17g %s (relative difference "
+                                  "%.3g)\n",
+                                  c, mixes[mi], xs[xi], warm.objective,
+                                  ts_format_selection(sw, K, a, sizeof a), cold.objective,
+                                  ts_format_selection(sc, K, bb, sizeof bb), d);
+                    differ++;
+                }
                 /* the solver now works on the new targets */
                 double E;
                 const double F = ts_objective(other, st.lambda_p, exp2(st.log2_lambda_w), st.alpha,
@@ -511,6 +518,9 @@ static void test_update_targets_warm_equals_cold(void **state)
     }
     print_message("update_targets + warm vs cold: %d cases, largest relative difference %.3g\n",
                   checked, worst);
+    if (differ)
+        fail_msg("%d of %d warm solves after update_targets miss the cold optimum (above)", differ,
+                 checked);
 }
 
 static void test_update_targets_rejects_bad_targets(void **state)

@@ -171,14 +171,14 @@ static void test_theorem2_largest_consistent(void **state)
     (void)state;
     static const unsigned char largest[2][K] = {{1, 1, 0, 0, 0}, {0, 0, 1, 1, 0}};
     enum { SEEDS = 5 };
-    /* log2 lambda_w: every seed at -6, the first two seeds also at -5
-     * (solves at lambda_p = 0 are slow: proximal p-steps) */
+    /* log2 lambda_w: every seed at -6, the first seed also at -5 (solves
+     * at lambda_p = 0 are slow: proximal p-steps) */
     const double xs[] = {-6.0, -5.0};
     for (int c = 1; c <= 2; ++c) {
         int consistent_at_smallest = 0;
         for (uint64_t seed = 1; seed <= SEEDS; ++seed) {
             pn_problem *prob = ts_artificial((pn_gen_case)c, seed);
-            for (size_t j = 0; j < (seed <= 2 ? 2u : 1u); ++j) {
+            for (size_t j = 0; j < (seed == 1 ? 2u : 1u); ++j) {
                 pn_settings st;
                 pn_settings_default(&st);
                 st.lambda_p = 0.0;

@@ -1,3 +1,4 @@
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,10 @@ void pn_settings_default(pn_settings *s)
     s->restarts = 8;
     s->grow_seeds = 8;
     s->grow_tries = 2;
+    s->warm_pool = 2;
     s->max_alternations = 300;
     s->obj_tol = 1e-9;
+    s->kkt_tol = 1e-8;
     s->p_tol = 1e-11;
     s->p_max_newton = 100;
     s->w_method = PN_WSTEP_AUTO;
@@ -32,15 +35,37 @@ pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
         return pn_fail(info, PN_ERR_INVALID, "alpha must be within [0, 1]");
     if (!(s->lambda_p >= 0.0) || !isfinite(s->lambda_p))
         return pn_fail(info, PN_ERR_INVALID, "lambda_p must be finite and >= 0");
-    if (s->restarts < 0 || s->grow_seeds < 0 || s->grow_tries < 1 || s->max_alternations < 1 || s->p_max_newton < 1 ||
-        s->admm_max_iter < 1)
-        return pn_fail(info, PN_ERR_INVALID, "iteration limits must be positive");
-    if (!(s->obj_tol > 0.0) || !(s->p_tol > 0.0) || !(s->admm_tol > 0.0))
-        return pn_fail(info, PN_ERR_INVALID, "tolerances must be positive");
+    const struct {
+        const char *name;
+        int value, min;
+    } counts[] = {{"restarts", s->restarts, 0},
+                  {"grow_seeds", s->grow_seeds, 0},
+                  {"grow_tries", s->grow_tries, 1},
+                  {"warm_pool", s->warm_pool, 0},
+                  {"max_alternations", s->max_alternations, 1},
+                  {"p_max_newton", s->p_max_newton, 1},
+                  {"admm_max_iter", s->admm_max_iter, 1}};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k)
+        if (counts[k].value < counts[k].min)
+            return pn_fail(info, PN_ERR_INVALID, "%s must be >= %d (got %d)", counts[k].name,
+                           counts[k].min, counts[k].value);
+    const struct {
+        const char *name;
+        double value;
+    } tols[] = {{"obj_tol", s->obj_tol},
+                {"kkt_tol", s->kkt_tol},
+                {"p_tol", s->p_tol},
+                {"admm_tol", s->admm_tol}};
+    for (size_t k = 0; k < sizeof tols / sizeof tols[0]; ++k)
+        if (!(tols[k].value > 0.0) || !isfinite(tols[k].value))
+            return pn_fail(info, PN_ERR_INVALID, "%s must be finite and > 0", tols[k].name);
+    if (s->w_method != PN_WSTEP_AUTO && s->w_method != PN_WSTEP_EXACT &&
+        s->w_method != PN_WSTEP_ADMM)
+        return pn_fail(info, PN_ERR_INVALID, "w_method must be auto, exact or admm");
     if (s->w_method == PN_WSTEP_EXACT && !(s->alpha < 1.0))
-        return pn_fail(info, PN_ERR_INVALID, "the exact w-step needs alpha < 1 (use ADMM)");
-    if (s->admm_rho < 0.0)
-        return pn_fail(info, PN_ERR_INVALID, "admm_rho must be >= 0 (0 = automatic)");
+        return pn_fail(info, PN_ERR_INVALID, "w_method exact needs alpha < 1 (use admm)");
+    if (!(s->admm_rho >= 0.0) || !isfinite(s->admm_rho))
+        return pn_fail(info, PN_ERR_INVALID, "admm_rho must be finite and >= 0 (0 = automatic)");
     return PN_OK;
 }
 
@@ -93,6 +118,8 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     s->admm_u = calloc(m, sizeof(double));
     s->admm_scratch = calloc(3 * m, sizeof(double));
     s->pool = calloc(PN_POOL_SIZE * (size_t)prob->num_rules, 1);
+    s->found = calloc(PN_POOL_SIZE * (size_t)prob->num_rules, 1);
+    s->found_scratch = calloc((size_t)prob->num_rules, 1);
     s->w_start = calloc(m, sizeof(double));
     s->mask_cur = calloc((size_t)prob->num_rules, 1);
     s->mask_trial = calloc((size_t)prob->num_rules, 1);
@@ -100,7 +127,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     s->rule_err = calloc((size_t)prob->num_rules, sizeof(double));
     s->order = calloc((size_t)prob->num_rules, sizeof(int32_t));
     if (!s->b || !s->q || !s->w || !s->y || !s->q_run || !s->w_run || !s->y_run || !s->w_next ||
-        !s->e || !s->admm_z || !s->admm_u || !s->admm_scratch || !s->pool || !s->w_start ||
+        !s->e || !s->admm_z || !s->admm_u || !s->admm_scratch || !s->pool || !s->found || !s->found_scratch || !s->w_start ||
         !s->mask_cur || !s->mask_trial || !s->tried || !s->rule_err || !s->order) {
         pn_solver_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the solver");
@@ -135,6 +162,8 @@ void pn_solver_free(pn_solver *s)
     free(s->admm_u);
     free(s->admm_scratch);
     free(s->pool);
+    free(s->found);
+    free(s->found_scratch);
     free(s->w_start);
     free(s->mask_cur);
     free(s->mask_trial);
@@ -245,12 +274,16 @@ double pn_objective(const pn_problem *prob, const pn_settings *st, const double 
     return E + pp + pw;
 }
 
+static int exact_wstep(const pn_settings *st)
+{
+    return st->w_method == PN_WSTEP_EXACT || (st->w_method == PN_WSTEP_AUTO && st->alpha < 1.0);
+}
+
 static int wstep(pn_solver *s, const double *e, double *w_out, double *kkt)
 {
     const pn_settings *st = &s->settings;
     pn_wstep_problem wp = {s->prob.num_rules, s->prob.rule_start, e, lambda_w_of(st), st->alpha};
-    int use_exact = st->w_method == PN_WSTEP_EXACT ||
-                    (st->w_method == PN_WSTEP_AUTO && st->alpha < 1.0);
+    const int use_exact = exact_wstep(st);
     int rc;
     if (use_exact) {
         rc = pn_wstep_exact(&wp, w_out);
@@ -277,6 +310,52 @@ static uint64_t selection_hash(const double *w, int32_t m)
     return h;
 }
 
+static void selection_of(const pn_problem *prob, const double *w, unsigned char *mask);
+
+/* Keeps the run's selection among the best distinct ones of this solve. */
+static void note_found(pn_solver *s, const double *w, double objective)
+{
+    const int32_t K = s->prob.num_rules;
+    unsigned char *sel = s->found_scratch;
+    selection_of(&s->prob, w, sel);
+    int at = -1;
+    for (int k = 0; k < s->found_count && at < 0; ++k)
+        if (memcmp(s->found + (size_t)k * K, sel, (size_t)K) == 0)
+            at = k;
+    if (at >= 0) {
+        if (objective >= s->found_objective[at])
+            return;
+        /* better objective for a known selection: drop the old entry */
+        memmove(s->found + (size_t)at * K, s->found + (size_t)(at + 1) * K,
+                (size_t)(s->found_count - at - 1) * (size_t)K);
+        memmove(s->found_objective + at, s->found_objective + at + 1,
+                (size_t)(s->found_count - at - 1) * sizeof *s->found_objective);
+        s->found_count--;
+    }
+    int pos = s->found_count;
+    while (pos > 0 && s->found_objective[pos - 1] > objective)
+        --pos;
+    if (pos >= PN_POOL_SIZE)
+        return;
+    const int keep = s->found_count < PN_POOL_SIZE ? s->found_count : PN_POOL_SIZE - 1;
+    memmove(s->found + (size_t)(pos + 1) * K, s->found + (size_t)pos * K,
+            (size_t)(keep - pos) * (size_t)K);
+    memmove(s->found_objective + pos + 1, s->found_objective + pos,
+            (size_t)(keep - pos) * sizeof *s->found_objective);
+    memcpy(s->found + (size_t)pos * K, sel, (size_t)K);
+    s->found_objective[pos] = objective;
+    s->found_count = keep + 1;
+}
+
+/* KKT residual of the w-step at the current errors s->e and weights w. */
+static double wstep_kkt_at(const pn_solver *s, const double *w)
+{
+    const pn_settings *st = &s->settings;
+    pn_wstep_problem wp = {s->prob.num_rules, s->prob.rule_start, s->e, lambda_w_of(st),
+                           st->alpha};
+    return pn_wstep_kkt(&wp, w);
+}
+
 int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
 {
     const pn_problem *prob = &s->prob;
@@ -284,53 +363,72 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     const int32_t m = prob->num_rows;
     double *w = s->w_run;
     memcpy(w, w_start, (size_t)m * sizeof *w);
-    uint64_t history[PN_HISTORY];
+    uint64_t history[PN_HISTORY] = {0};
     double F_prev = INFINITY, F = INFINITY;
+    int stagnant = 0, it = 0;
     pn_status status = PN_STATUS_MAX_ITER;
-    int it = 0;
-    while (it < st->max_alternations) {
-        ++it;
-        int rc = pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton,
-                                s->q_run, s->y_run);
-        if (rc < 0)
+    for (;;) {
+        /* p-step: q optimal for the current w (certified by its KKT residual) */
+        if (pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton,
+                           s->q_run, s->y_run) < 0)
             return -1;
         s->last_newton += s->pstep->newton_iterations;
+        s->last_p_kkt = s->pstep->kkt;
         double pp, pw;
         penalties(prob, st, s->q_run, w, &pp, &pw);
-        const double F_p = weighted_error_of(prob, w, s->y_run) + pp + pw;
+        F = weighted_error_of(prob, w, s->y_run) + pp + pw;
         if (s->trace && s->trace_count < s->trace_capacity)
-            s->trace[s->trace_count++] = F_p;
-        s->last_p_kkt = s->pstep->kkt;
+            s->trace[s->trace_count++] = F;
         for (int32_t i = 0; i < m; ++i) {
             double d = s->y_run[i] - prob->target[i];
             s->e[i] = d * d;
         }
-        memcpy(s->w_next, w, (size_t)m * sizeof *w);
-        if (wstep(s, s->e, s->w_next, &s->last_w_kkt) < 0)
-            return -1;
-        penalties(prob, st, s->q_run, s->w_next, &pp, &pw);
-        F = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
-        if (F <= F_p)
-            memcpy(w, s->w_next, (size_t)m * sizeof *w);
-        else
-            F = F_p; /* an inexact (ADMM) w-step that did not help: keep w */
-        if (s->trace && s->trace_count < s->trace_capacity)
-            s->trace[s->trace_count++] = F;
-        const uint64_t h = selection_hash(w, m);
-        const int stagnant = F_prev - F <= st->obj_tol * fabs(F);
-        if (stagnant) {
-            /* the objective no longer falls: converged, unless the
-             * selection keeps changing through a cycle of patterns */
-            int cycling = it > 2 && h != history[(it - 2) % PN_HISTORY];
-            status = cycling ? PN_STATUS_LIMIT_CYCLE : PN_STATUS_SOLVED;
+        /* converged when the objective has stopped falling and w is also
+         * optimal for this q: the returned pair satisfies both KKT systems */
+        s->last_w_kkt = wstep_kkt_at(s, w);
+        if (stagnant && s->last_w_kkt <= st->kkt_tol) {
+            status = PN_STATUS_SOLVED;
             break;
         }
-        history[(it - 1) % PN_HISTORY] = h;
+        if (stagnant >= PN_HISTORY) {
+            /* stuck without converging: a cycle if a selection pattern came
+             * back after changing, otherwise just slow */
+            const uint64_t h = selection_hash(w, m);
+            int seen = 0, changed = 0;
+            for (int k = 1; k < PN_HISTORY; ++k) {
+                seen |= history[(it - 1 - k + 2 * PN_HISTORY) % PN_HISTORY] == h && changed;
+                changed |= history[(it - 1 - k + 2 * PN_HISTORY) % PN_HISTORY] != h;
+            }
+            if (seen) {
+                status = PN_STATUS_LIMIT_CYCLE;
+                break;
+            }
+        }
+        if (it >= st->max_alternations)
+            break;
+        ++it;
+        /* w-step: exact for alpha < 1; an inexact (ADMM) result is kept only
+         * if it does not raise the objective */
+        memcpy(s->w_next, w, (size_t)m * sizeof *w);
+        double wkkt;
+        if (wstep(s, s->e, s->w_next, &wkkt) < 0)
+            return -1;
+        penalties(prob, st, s->q_run, s->w_next, &pp, &pw);
+        const double F_w = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
+        if (exact_wstep(st) || F_w <= F * (1.0 + 4.0 * DBL_EPSILON)) {
+            memcpy(w, s->w_next, (size_t)m * sizeof *w);
+            F = F_w;
+        }
+        if (s->trace && s->trace_count < s->trace_capacity)
+            s->trace[s->trace_count++] = F;
+        stagnant = F_prev - F <= st->obj_tol * fabs(F) ? stagnant + 1 : 0;
+        history[(it - 1) % PN_HISTORY] = selection_hash(w, m);
         F_prev = F;
     }
     run->objective = F;
     run->status = status;
     run->alternations = it;
+    note_found(s, w, F);
     if (!s->have_solution || F < s->best.objective) {
         memcpy(s->q, s->q_run, (size_t)prob->num_groups * sizeof *s->q);
         memcpy(s->w, w, (size_t)m * sizeof *s->w);
@@ -378,23 +476,34 @@ static void selection_of(const pn_problem *prob, const double *w, unsigned char 
     }
 }
 
-void pn_solver_remember_selection(pn_solver *s)
+/* Moves `sel` to the front of the pool (most recent first), dropping the
+ * oldest entry when the pool is full. */
+static void pool_push(pn_solver *s, const unsigned char *sel)
 {
     const int32_t K = s->prob.num_rules;
-    if (!s->have_solution)
-        return;
-    unsigned char *sel = s->mask_cur;
-    selection_of(&s->prob, s->w, sel);
     int found = -1;
     for (int p = 0; p < s->pool_count && found < 0; ++p)
         if (memcmp(s->pool + (size_t)p * K, sel, (size_t)K) == 0)
             found = p;
     if (found == 0)
         return;
-    /* move to the front (most recent first), dropping the oldest if full */
     int last = found > 0 ? found : (s->pool_count < PN_POOL_SIZE ? s->pool_count++ : PN_POOL_SIZE - 1);
     memmove(s->pool + K, s->pool, (size_t)last * (size_t)K);
     memcpy(s->pool, sel, (size_t)K);
+}
+
+void pn_solver_remember_selection(pn_solver *s)
+{
+    /* the runners-up of this solve first (worst first), so that the best
+     * ends at the front */
+    const int32_t K = s->prob.num_rules;
+    for (int k = s->found_count - 1; k >= 0; --k)
+        pool_push(s, s->found + (size_t)k * K);
+    s->found_count = 0;
+    if (!s->have_solution)
+        return;
+    selection_of(&s->prob, s->w, s->mask_cur);
+    pool_push(s, s->mask_cur);
 }
 
 void pn_solver_forget_best(pn_solver *s)
@@ -532,10 +641,23 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
         return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
     sum.alternations += run.alternations;
     sum.starts++;
-    if (!warm) {
+    if (warm) {
+        /* a warm solve follows the current solution, then tries the most
+         * recent known selections that differ from it: after a knob crossed
+         * a selection boundary the better basin is usually one seen before */
+        int tried = 0;
+        selection_of(prob, s->w, s->mask_cur);
+        for (int p = 0; p < s->pool_count && tried < s->settings.warm_pool; ++p) {
+            const unsigned char *sel = s->pool + (size_t)p * K;
+            if (memcmp(sel, s->mask_cur, (size_t)K) == 0)
+                continue;
+            if (run_mask(s, sel, &run, &sum) < 0)
+                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+            tried++;
+        }
+    } else {
         /* a cold solve searches: known selections, greedy growth from
-         * single rules, random subsets of rules (seeded); a warm one only
-         * follows the current solution (the cheap re-realization) */
+         * single rules, random subsets of rules (seeded) */
         for (int p = 0; p < s->pool_count; ++p)
             if (run_mask(s, s->pool + (size_t)p * K, &run, &sum) < 0)
                 return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");

@@ -31,6 +31,12 @@ struct pn_solver {
     double admm_rho;
     /* known selections (rule masks), most recent first */
     unsigned char *pool;      /* PN_POOL_SIZE x K */
+    /* the distinct selections the runs of the current solve ended in, best
+     * first; they join the pool when the solve ends */
+    unsigned char *found;     /* PN_POOL_SIZE x K */
+    double found_objective[PN_POOL_SIZE];
+    int found_count;
+    unsigned char *found_scratch; /* K */
     double *w_start;          /* m: a starting point being run */
     unsigned char *mask_cur, *mask_trial, *tried; /* K each */
     double *rule_err;         /* K */

@@ -38,8 +38,11 @@ typedef struct pn_settings {
     int restarts;          /* extra random starts in a cold solve           (8) */
     int grow_seeds;        /* greedy growth from this many single rules    (8) */
     int grow_tries;        /* candidates tried per growth step              (2) */
+    int warm_pool;         /* known other selections a warm solve tries     (2) */
     int max_alternations;  /* per start                                     (300) */
-    double obj_tol;        /* stop when the objective drops by less (rel.)  (1e-9) */
+    double obj_tol;        /* the objective has stopped falling (relative)  (1e-9) */
+    double kkt_tol;        /* ... and the w-step KKT residual at the final
+                              q is below this: converged                   (1e-8) */
     double p_tol;          /* KKT tolerance of the p-step                   (1e-11) */
     int p_max_newton;      /* Newton iterations per p-step                  (100) */
     pn_wstep_method w_method;
@@ -63,8 +66,8 @@ typedef enum pn_status {
 const char *pn_status_name(pn_status status);
 
 typedef enum pn_start {
-    PN_START_COLD = 0,  /* uniform w plus restarts (seeded) */
-    PN_START_WARM = 1,  /* from the current solution, plus the best known selections */
+    PN_START_COLD = 0,  /* uniform w, known selections, greedy growth, seeded random subsets */
+    PN_START_WARM = 1,  /* the current solution, plus up to warm_pool other known selections */
 } pn_start;
 
 typedef struct pn_info {
