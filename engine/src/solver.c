@@ -18,7 +18,7 @@ void pn_settings_default(pn_settings *s)
     s->warm_pool = 2;
     s->max_alternations = 300;
     s->obj_tol = 1e-9;
-    s->kkt_tol = 1e-8;
+    s->kkt_tol = 1e-6;
     s->p_tol = 1e-11;
     s->p_max_newton = 100;
     s->w_method = PN_WSTEP_AUTO;

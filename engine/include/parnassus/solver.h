@@ -42,7 +42,7 @@ typedef struct pn_settings {
     int max_alternations;  /* per start                                     (300) */
     double obj_tol;        /* the objective has stopped falling (relative)  (1e-9) */
     double kkt_tol;        /* ... and the w-step KKT residual at the final
-                              q is below this: converged                   (1e-8) */
+                              q is below this: converged                   (1e-6) */
     double p_tol;          /* KKT tolerance of the p-step                   (1e-11) */
     int p_max_newton;      /* Newton iterations per p-step                  (100) */
     pn_wstep_method w_method;
