@@ -253,41 +253,55 @@ static double dual_eval(pn_pstep *ps, const double *b, const double *w, double l
     return F;
 }
 
-/* Sets mu so that the working set's masses sum to one for the current nu:
- * Newton on a convex, piecewise linear, increasing function, started to
- * the right of the root, falls onto it monotonically. */
+/* Mass of the working set at mu, minus one, and its slope (sum of c_j
+ * over the support). */
+static double mass_excess(const pn_pstep *ps, const double *s_of, double mu, double *slope)
+{
+    double f = -1.0, d = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j];
+        const double v = ps->center[j] + c * (mu - s_of[p]);
+        if (v > 0.0) {
+            f += v;
+            d += c;
+        }
+    }
+    *slope = d;
+    return f;
+}
+
+/* Sets mu so that the working set's masses sum to one for the current nu.
+ * The mass is convex, piecewise linear and increasing in mu, so Newton
+ * started to the right of the root falls onto it monotonically; from the
+ * current mu (usually close) one Newton step gets to the right side. */
 static void fit_mu(pn_pstep *ps, const double *nu)
 {
     double *s_of = ps->kappa;
-    double mu = -INFINITY, csum = 0.0;
+    double right = -INFINITY, csum = 0.0;
     for (int64_t p = 0; p < ps->ws_count; ++p) {
         const int32_t j = ps->ws[p];
         const double c = (double)ps->merged_weight[j];
         s_of[p] = group_sum(ps, j, nu);
-        mu = fmax(mu, s_of[p] - ps->center[j] / c);
+        right = fmax(right, s_of[p] - ps->center[j] / c);
         csum += c;
     }
-    double mass = 0.0;
-    for (int64_t p = 0; p < ps->ws_count; ++p) {
-        const int32_t j = ps->ws[p];
-        mass += fmax(ps->center[j] + ps->merged_weight[j] * (mu - s_of[p]), 0.0);
-    }
-    if (mass < 1.0)
-        mu += (1.0 - mass) / csum;
-    for (int it = 0; it < 500; ++it) {
-        double f = -1.0, slope = 0.0;
-        for (int64_t p = 0; p < ps->ws_count; ++p) {
-            const int32_t j = ps->ws[p];
-            const double c = (double)ps->merged_weight[j];
-            const double v = ps->center[j] + c * (mu - s_of[p]);
-            if (v > 0.0) {
-                f += v;
-                slope += c;
-            }
-        }
-        if (f <= 1e-15 || slope <= 0.0)
-            break;
+    double slope, mu = isfinite(ps->mu) ? ps->mu : right;
+    double f = mass_excess(ps, s_of, mu, &slope);
+    if (f < 0.0 && slope > 0.0) {
         mu -= f / slope;
+        f = mass_excess(ps, s_of, mu, &slope);
+    }
+    if (f < 0.0) {
+        /* nothing supported, or rounding: from `right` on every group is
+         * supported and the mass grows linearly with slope csum */
+        const double mass = mass_excess(ps, s_of, right, &slope) + 1.0;
+        mu = right + (1.0 - mass) / csum;
+        f = mass_excess(ps, s_of, mu, &slope);
+    }
+    for (int it = 0; it < 500 && f > 1e-15 && slope > 0.0; ++it) {
+        mu -= f / slope;
+        f = mass_excess(ps, s_of, mu, &slope);
     }
     ps->mu = mu;
 }
