@@ -219,12 +219,9 @@ int pn_cmd_path(int argc, char **argv)
         return rc < 0 ? PN_EXIT_OK : rc;
     pn_problem *prob = NULL;
     pn_instance_form form = PN_FORM_FULL;
-    pn_error_info err = {0};
-    pn_error code = pn_instance_read(req.file, &prob, &form, &err);
-    if (code != PN_OK) {
-        fprintf(stderr, "parnassus path: %s\n", err.message);
-        return pn_cli_input_exit(code);
-    }
+    rc = pn_cli_load_instance("path", req.file, &prob, &form);
+    if (rc != PN_EXIT_OK)
+        return rc;
     rc = run(&req, prob, form);
     pn_problem_free(prob);
     return rc;

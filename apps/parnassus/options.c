@@ -127,8 +127,14 @@ int pn_cli_seed(const char *command, const char *option, const char *text, uint6
     return PN_EXIT_OK;
 }
 
-int pn_cli_input_exit(pn_error code)
+int pn_cli_load_instance(const char *command, const char *file, pn_problem **prob,
+                         pn_instance_form *form)
 {
+    pn_error_info err = {0};
+    pn_error code = pn_instance_read(file, prob, form, &err);
+    if (code == PN_OK)
+        return PN_EXIT_OK;
+    fprintf(stderr, "parnassus %s: %s\n", command, err.message);
     switch (code) {
     case PN_ERR_IO:
     case PN_ERR_PARSE:

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "parnassus/error.h"
+#include "parnassus/instance_io.h"
 
 enum {
     PN_EXIT_OK = 0,
@@ -54,9 +55,12 @@ int pn_cli_real(const char *command, const char *option, const char *text, doubl
 /* A decimal integer in [0, 2^63 - 1] (so that JSON can carry it). */
 int pn_cli_seed(const char *command, const char *option, const char *text, uint64_t *out);
 
-/* Exit status for a failure to read the instance: a file that cannot be
- * read or parsed is bad input (PN_EXIT_USAGE), anything else a failure. */
-int pn_cli_input_exit(pn_error code);
+/* Reads an instance file for `command`; on failure prints the reader's
+ * message (it names the file and line) and returns the exit status: a file
+ * that cannot be read or parsed is bad input (PN_EXIT_USAGE), anything else
+ * a failure. */
+int pn_cli_load_instance(const char *command, const char *file, pn_problem **prob,
+                         pn_instance_form *form);
 
 /* The last component of a path, for titles ("dir/a1.txt" -> "a1.txt"). */
 const char *pn_cli_basename(const char *path);

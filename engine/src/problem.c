@@ -101,13 +101,12 @@ void pn_problem_free(pn_problem *prob)
     free(prob);
 }
 
-pn_error pn_problem_validate(const pn_problem *prob, pn_error_info *info)
+pn_error pn_targets_validate(const pn_problem *prob, const double *target, pn_error_info *info)
 {
-    const int32_t K = prob->num_rules;
-    for (int32_t r = 0; r < K; ++r) {
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
         double sum = 0.0;
         for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
-            double b = prob->target[i];
+            double b = target[i];
             if (!(b >= 0.0) || !isfinite(b))
                 return pn_fail(info, PN_ERR_INVALID, "rule %s: target %d is %g (must be >= 0)",
                                prob->rule_name[r], (int)(i - prob->rule_start[r]), b);
@@ -117,6 +116,15 @@ pn_error pn_problem_validate(const pn_problem *prob, pn_error_info *info)
             return pn_fail(info, PN_ERR_INVALID, "rule %s: targets sum to %.9g, not 1",
                            prob->rule_name[r], sum);
     }
+    return PN_OK;
+}
+
+pn_error pn_problem_validate(const pn_problem *prob, pn_error_info *info)
+{
+    const int32_t K = prob->num_rules;
+    pn_error err = pn_targets_validate(prob, prob->target, info);
+    if (err != PN_OK)
+        return err;
     if (prob->num_groups < 1 || !prob->group_rows || !prob->group_size)
         return pn_fail(info, PN_ERR_INVALID, "the problem has no groups");
     int64_t total = 0;

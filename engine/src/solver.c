@@ -186,20 +186,10 @@ pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn
 
 pn_error pn_solver_update_targets(pn_solver *s, const double *target, pn_error_info *info)
 {
-    const pn_problem *p = &s->prob;
-    for (int32_t r = 0; r < p->num_rules; ++r) {
-        double sum = 0.0;
-        for (int32_t i = p->rule_start[r]; i < p->rule_start[r + 1]; ++i) {
-            if (!(target[i] >= 0.0) || !isfinite(target[i]))
-                return pn_fail(info, PN_ERR_INVALID, "rule %s: target %d must be >= 0",
-                               p->rule_name[r], (int)(i - p->rule_start[r]));
-            sum += target[i];
-        }
-        if (fabs(sum - 1.0) > 1e-6)
-            return pn_fail(info, PN_ERR_INVALID, "rule %s: targets sum to %.9g, not 1",
-                           p->rule_name[r], sum);
-    }
-    memcpy(s->b, target, (size_t)p->num_rows * sizeof *s->b);
+    pn_error err = pn_targets_validate(&s->prob, target, info);
+    if (err != PN_OK)
+        return err;
+    memcpy(s->b, target, (size_t)s->prob.num_rows * sizeof *s->b);
     return PN_OK;
 }
 

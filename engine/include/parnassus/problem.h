@@ -45,6 +45,10 @@ static inline int32_t pn_rule_size(const pn_problem *prob, int32_t r)
     return prob->rule_start[r + 1] - prob->rule_start[r];
 }
 
+/* Checks a target vector for prob's rules (m entries): every entry finite
+ * and >= 0, each rule's entries summing to 1 within 1e-6. */
+pn_error pn_targets_validate(const pn_problem *prob, const double *target, pn_error_info *info);
+
 /* Checks the invariants a solver relies on: targets >= 0 summing to 1 per
  * rule (within 1e-6), rows in range and inside their own rule, positive
  * counts summing to n. Returns PN_ERR_INVALID with a reason otherwise. */
