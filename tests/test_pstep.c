@@ -293,7 +293,8 @@ static double solve_and_certify(pn_pstep *ps, const pn_problem *prob, const doub
     double *y = malloc((size_t)m * sizeof *y), *y_own = malloc((size_t)m * sizeof *y_own);
     double *g = malloc((size_t)G * sizeof *g), *ys = malloc((size_t)m * sizeof *ys);
     assert_true(y && y_own && g && ys);
-    int rc = pn_pstep_solve(ps, prob, w, lambda, P_TOL, P_MAX_NEWTON, q, y);
+    int rc = pn_pstep_solve(ps, prob, w, lambda, P_TOL, P_MAX_NEWTON, y);
+    pn_pstep_expand(ps, q);
     if (rc != 0)
         fail_msg("%s: pn_pstep_solve returned %d (lambda_p %g)", what, rc, lambda);
     /* q on the simplex, y = A'q */

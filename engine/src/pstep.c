@@ -4,10 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* LAPACK from OpenBLAS (32-bit integers). */
+#include <cblas.h>
+
+/* LAPACK's Cholesky factorisation from OpenBLAS (32-bit integers). */
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
-void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
-             double *b, const int *ldb, int *info);
+
+/* Solves L L' x = x for the lower Cholesky factor L (order n, column-major)
+ * with two BLAS-2 triangular solves: for one right-hand side they avoid the
+ * packing of the blocked (BLAS-3) path. */
+static void cholesky_solve(const double *L, int n, double *x)
+{
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, L, n, x, 1);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, L, n, x, 1);
+}
 
 enum { MAX_ROUNDS = 200, MIN_ADD = 1024, PCG_BUDGET = 20, PCG_MIN_ORDER = 300 };
 
@@ -415,7 +424,7 @@ static void coupled_apply(const pn_pstep *ps, const double *w, double lambda, co
 static void precondition(pn_pstep *ps, const double *r, double *z)
 {
     const int32_t ma = ps->m_act, nc = ps->n_coupled;
-    const int nf = ps->factor_n, one = 1;
+    const int nf = ps->factor_n;
     double *t = ps->cg_t;
     memset(t, 0, (size_t)nf * sizeof *t);
     for (int32_t a = 0; a < ma; ++a) {
@@ -429,8 +438,7 @@ static void precondition(pn_pstep *ps, const double *r, double *z)
             z[i] = r[i] / ps->cg_diag[i];
     }
     t[nf - 1] = r[nc];
-    int info = 0;
-    dpotrs_("L", &nf, &one, ps->hess, &nf, t, &nf, &info);
+    cholesky_solve(ps->hess, nf, t);
     for (int32_t a = 0; a < ma; ++a) {
         const int32_t i = ps->coupled_of[a];
         if (i >= 0 && ps->factor_of[a] >= 0)
@@ -514,7 +522,7 @@ static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double fo
 static int newton_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
 {
     const int32_t ma = ps->m_act, nc = ps->n_coupled;
-    const int n = nc + 1, one = 1;
+    const int n = nc + 1;
     for (int32_t a = 0; a < ma; ++a)
         if (ps->coupled_of[a] < 0)
             ps->dir[a] = ps->passive[a] ? 0.0 : -ps->grad[a] * w[ps->act_row[a]] / lambda;
@@ -543,9 +551,7 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
             if (ps->coupled_of[a] >= 0)
                 x[ps->coupled_of[a]] = -ps->grad[a];
         x[nc] = -ps->grad[ma];
-        dpotrs_("L", &n, &one, ps->hess, &n, x, &n, &info);
-        if (info != 0)
-            return -1;
+        cholesky_solve(ps->hess, n, x);
         solved = 1;
     }
     if (!solved)
@@ -825,34 +831,47 @@ static void certificate(pn_pstep *ps, const double *b, const double *w, double l
     *gap = dot - gmin;
 }
 
-/* Spreads the merged masses over the K' groups and computes y = A'q from
- * the supported groups only. */
-static void expand(pn_pstep *ps, const pn_problem *prob, double *q, double *y)
+/* y = A'q from the supported merged groups' members only, and |q|^2 from
+ * the merged masses (sum of q_j^2 / c_j), without touching all K' groups. */
+static void realize(pn_pstep *ps, const pn_problem *prob, double *y)
 {
     const int32_t K = prob->num_rules;
-    double total = 0.0;
+    double total = 0.0, qq = 0.0;
     for (int64_t p = 0; p < ps->ws_count; ++p)
         total += ps->qt[p];
-    const double scale = total > 0.0 ? 1.0 / total : 0.0;
-    memset(q, 0, (size_t)ps->num_groups * sizeof *q);
+    ps->scale = total > 0.0 ? 1.0 / total : 0.0;
     memset(y, 0, (size_t)prob->num_rows * sizeof *y);
     for (int64_t p = 0; p < ps->ws_count; ++p) {
         if (!(ps->qt[p] > 0.0))
             continue;
         const int32_t j = ps->ws[p];
-        const double v = ps->qt[p] * scale / (double)ps->merged_weight[j];
-        for (int32_t m = ps->member_start[j]; m < ps->member_start[j + 1]; ++m) {
-            const int32_t k = ps->members[m];
-            q[k] = v;
-            const int32_t *rows = prob->group_rows + (int64_t)k * K;
+        const double c = (double)ps->merged_weight[j];
+        const double v = ps->qt[p] * ps->scale / c;
+        qq += v * v * c;
+        for (int32_t x = ps->member_start[j]; x < ps->member_start[j + 1]; ++x) {
+            const int32_t *rows = prob->group_rows + (int64_t)ps->members[x] * K;
             for (int32_t r = 0; r < K; ++r)
                 y[rows[r]] += v;
         }
     }
+    ps->qq = qq;
+}
+
+void pn_pstep_expand(const pn_pstep *ps, double *q)
+{
+    memset(q, 0, (size_t)ps->num_groups * sizeof *q);
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->qt[p] > 0.0))
+            continue;
+        const int32_t j = ps->ws[p];
+        const double v = ps->qt[p] * ps->scale / (double)ps->merged_weight[j];
+        for (int32_t x = ps->member_start[j]; x < ps->member_start[j + 1]; ++x)
+            q[ps->members[x]] = v;
+    }
 }
 
 int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
-                   double tol, int max_newton, double *q, double *y)
+                   double tol, int max_newton, double *y)
 {
     if (update_structure(ps, prob, w) < 0)
         return -1;
@@ -932,7 +951,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
         memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
         ps->have_dual = 0;
     }
-    expand(ps, prob, q, y);
+    realize(ps, prob, y);
     return rc;
 }
 

@@ -102,6 +102,8 @@ typedef struct pn_pstep {
     int pricing_rounds;
     double kkt;                  /* primal KKT residual, objective units per unit mass */
     double gap;                  /* Frank-Wolfe gap */
+    double qq;                   /* |q|^2 of the last solve */
+    double scale;                /* normalisation of the working-set masses */
 } pn_pstep;
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info);
@@ -111,11 +113,15 @@ void pn_pstep_free(pn_pstep *ps);
 void pn_pstep_reset(pn_pstep *ps);
 
 /* Solves (8) for weights w and penalty lambda_p (>= 0; 0 is handled by
- * proximal steps). Writes q (K' entries, summing to 1) and y = A'q (m).
+ * proximal steps). Writes y = A'q (m) and sets ps->qq = |q|^2; the K'
+ * masses themselves are written only on request by pn_pstep_expand.
  * Returns 0 if the KKT tolerance was met, 1 if an iteration limit came
  * first (q is still feasible), -1 on a numerical breakdown. */
 int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
-                   double tol, int max_newton, double *q, double *y);
+                   double tol, int max_newton, double *y);
+
+/* Writes the last solve's q (K' entries, summing to 1). */
+void pn_pstep_expand(const pn_pstep *ps, double *q);
 
 /* y = A'q over all m rows. */
 void pn_apply_groups(const pn_problem *prob, const double *q, double *y);

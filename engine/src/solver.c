@@ -109,7 +109,6 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     s->q = calloc(G, sizeof(double));
     s->w = calloc(m, sizeof(double));
     s->y = calloc(m, sizeof(double));
-    s->q_run = calloc(G, sizeof(double));
     s->w_run = calloc(m, sizeof(double));
     s->y_run = calloc(m, sizeof(double));
     s->w_next = calloc(m, sizeof(double));
@@ -126,7 +125,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     s->tried = calloc((size_t)prob->num_rules, 1);
     s->rule_err = calloc((size_t)prob->num_rules, sizeof(double));
     s->order = calloc((size_t)prob->num_rules, sizeof(int32_t));
-    if (!s->b || !s->q || !s->w || !s->y || !s->q_run || !s->w_run || !s->y_run || !s->w_next ||
+    if (!s->b || !s->q || !s->w || !s->y || !s->w_run || !s->y_run || !s->w_next ||
         !s->e || !s->admm_z || !s->admm_u || !s->admm_scratch || !s->pool || !s->found || !s->found_scratch || !s->w_start ||
         !s->mask_cur || !s->mask_trial || !s->tried || !s->rule_err || !s->order) {
         pn_solver_free(s);
@@ -153,7 +152,6 @@ void pn_solver_free(pn_solver *s)
     free(s->q);
     free(s->w);
     free(s->y);
-    free(s->q_run);
     free(s->w_run);
     free(s->y_run);
     free(s->w_next);
@@ -215,11 +213,11 @@ static double lambda_w_of(const pn_settings *st)
     return exp2(st->log2_lambda_w);
 }
 
-/* lambda_p |q|^2 and lambda_w Pw(w). */
-static void penalties(const pn_problem *prob, const pn_settings *st, const double *q,
-                      const double *w, double *penalty_p, double *penalty_w)
+/* lambda_p |q|^2 (given qq = |q|^2) and lambda_w Pw(w). */
+static void penalties(const pn_problem *prob, const pn_settings *st, double qq, const double *w,
+                      double *penalty_p, double *penalty_w)
 {
-    double lasso = 0.0, ridge = 0.0, qq = 0.0;
+    double lasso = 0.0, ridge = 0.0;
     for (int32_t r = 0; r < prob->num_rules; ++r) {
         double sq = 0.0;
         for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
@@ -227,8 +225,6 @@ static void penalties(const pn_problem *prob, const pn_settings *st, const doubl
         lasso += sqrt((double)pn_rule_size(prob, r) * sq);
         ridge += sq;
     }
-    for (int64_t k = 0; k < prob->num_groups; ++k)
-        qq += q[k] * q[k];
     *penalty_w = lambda_w_of(st) * (st->alpha * lasso + (1.0 - st->alpha) * ridge);
     *penalty_p = st->lambda_p * qq;
 }
@@ -252,9 +248,11 @@ double pn_objective(const pn_problem *prob, const pn_settings *st, const double 
     if (!y)
         return NAN;
     pn_apply_groups(prob, q, y);
-    double E = weighted_error_of(prob, w, y), pp, pw;
+    double E = weighted_error_of(prob, w, y), pp, pw, qq = 0.0;
     free(y);
-    penalties(prob, st, q, w, &pp, &pw);
+    for (int64_t k = 0; k < prob->num_groups; ++k)
+        qq += q[k] * q[k];
+    penalties(prob, st, qq, w, &pp, &pw);
     if (weighted_error)
         *weighted_error = E;
     if (penalty_p)
@@ -360,12 +358,12 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     for (;;) {
         /* p-step: q optimal for the current w (certified by its KKT residual) */
         if (pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton,
-                           s->q_run, s->y_run) < 0)
+                           s->y_run) < 0)
             return -1;
         s->last_newton += s->pstep->newton_iterations;
         s->last_p_kkt = s->pstep->kkt;
         double pp, pw;
-        penalties(prob, st, s->q_run, w, &pp, &pw);
+        penalties(prob, st, s->pstep->qq, w, &pp, &pw);
         F = weighted_error_of(prob, w, s->y_run) + pp + pw;
         if (s->trace && s->trace_count < s->trace_capacity)
             s->trace[s->trace_count++] = F;
@@ -403,7 +401,7 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         double wkkt;
         if (wstep(s, s->e, s->w_next, &wkkt) < 0)
             return -1;
-        penalties(prob, st, s->q_run, s->w_next, &pp, &pw);
+        penalties(prob, st, s->pstep->qq, s->w_next, &pp, &pw);
         const double F_w = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
         if (exact_wstep(st) || F_w <= F * (1.0 + 4.0 * DBL_EPSILON)) {
             memcpy(w, s->w_next, (size_t)m * sizeof *w);
@@ -420,13 +418,13 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     run->alternations = it;
     note_found(s, w, F);
     if (!s->have_solution || F < s->best.objective) {
-        memcpy(s->q, s->q_run, (size_t)prob->num_groups * sizeof *s->q);
+        pn_pstep_expand(s->pstep, s->q);
         memcpy(s->w, w, (size_t)m * sizeof *s->w);
         memcpy(s->y, s->y_run, (size_t)m * sizeof *s->y);
         s->best.objective = F;
         s->best.status = status;
         s->best.weighted_error = weighted_error_of(prob, w, s->y_run);
-        penalties(prob, st, s->q_run, w, &s->best.penalty_p, &s->best.penalty_w);
+        penalties(prob, st, s->pstep->qq, w, &s->best.penalty_p, &s->best.penalty_w);
         s->best.p_kkt = s->last_p_kkt;
         s->best.w_kkt = s->last_w_kkt;
         s->have_solution = 1;

@@ -25,7 +25,7 @@ struct pn_solver {
     pn_info best;
     int have_solution;
     /* current run */
-    double *q_run, *w_run, *y_run, *w_next, *e; /* K', m, m, m, m */
+    double *w_run, *y_run, *w_next, *e; /* m each; the run's q stays in the p-step */
     /* ADMM state */
     double *admm_z, *admm_u, *admm_scratch;
     double admm_rho;
