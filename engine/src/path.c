@@ -9,6 +9,9 @@
 void pn_path_settings_default(pn_path_settings *s)
 {
     pn_settings_default(&s->solver);
+    /* the path searches on its own (continuation, sweeps, a search at the
+     * low end): its two cold solves need few random restarts */
+    s->solver.restarts = 2;
     s->step = 0.25;
     s->floor = -14.0;
     s->ceiling = 24.0;

@@ -17,7 +17,8 @@ extern "C" {
 #endif
 
 typedef struct pn_path_settings {
-    pn_settings solver;     /* alpha, lambda_p, seed, ...; log2_lambda_w is ignored */
+    pn_settings solver;     /* alpha, lambda_p, seed, ...; log2_lambda_w is ignored;
+                               restarts defaults to 2 here */
     double step;            /* grid step in log2 lambda_w                (0.25) */
     double floor;           /* lowest log2 lambda_w                      (-14) */
     double ceiling;         /* highest log2 lambda_w                     (24) */
