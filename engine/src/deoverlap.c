@@ -14,8 +14,8 @@ enum { CHUNK = 1 << 14 };
 
 /* Per refinement pass: where each new id came from. */
 typedef struct pass_links {
-    int32_t *parent;  /* id before this pass */
-    int32_t *cell;    /* local cell of this pass's rule */
+    int32_t *parent; /* id before this pass */
+    int32_t *cell;   /* local cell of this pass's rule */
     size_t count;
     size_t capacity;
 } pass_links;
@@ -45,7 +45,8 @@ pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_err
     const int32_t K = prob->num_rules;
     const int64_t n = prob->n;
     if (n > INT32_MAX)
-        return pn_fail(info, PN_ERR_INVALID, "raw space too large for de-overlap (n = %" PRId64 ")", n);
+        return pn_fail(info, PN_ERR_INVALID, "raw space too large for de-overlap (n = %" PRId64 ")",
+                       n);
     pn_error err = PN_OK;
     int32_t *ids = malloc((size_t)n * sizeof *ids);
     int32_t *cells = malloc(CHUNK * sizeof *cells);
@@ -129,9 +130,9 @@ done:
  * member, so a merge is one pass over the groups. */
 struct pn_merge_workspace {
     uint64_t *slot_hash;
-    int32_t *slot_id;   /* merged id, -1 = empty */
+    int32_t *slot_id; /* merged id, -1 = empty */
     size_t mask;
-    int32_t *first_of;  /* K': first original group of each merged id */
+    int32_t *first_of; /* K': first original group of each merged id */
 };
 
 pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **out,
@@ -231,8 +232,8 @@ pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
         while (ws->slot_id[slot] >= 0) {
             const int32_t cand = ws->slot_id[slot];
             if (ws->slot_hash[slot] == h &&
-                same_tuple(rows, prob->group_rows + (int64_t)ws->first_of[cand] * K, rules,
-                           count, keep_row)) {
+                same_tuple(rows, prob->group_rows + (int64_t)ws->first_of[cand] * K, rules, count,
+                           keep_row)) {
                 id = cand;
                 break;
             }

@@ -6,12 +6,18 @@
 const char *pn_error_name(pn_error code)
 {
     switch (code) {
-    case PN_OK: return "ok";
-    case PN_ERR_NOMEM: return "out of memory";
-    case PN_ERR_INVALID: return "invalid argument";
-    case PN_ERR_IO: return "i/o error";
-    case PN_ERR_PARSE: return "parse error";
-    case PN_ERR_NUMERIC: return "numerical failure";
+    case PN_OK:
+        return "ok";
+    case PN_ERR_NOMEM:
+        return "out of memory";
+    case PN_ERR_INVALID:
+        return "invalid argument";
+    case PN_ERR_IO:
+        return "i/o error";
+    case PN_ERR_PARSE:
+        return "parse error";
+    case PN_ERR_NUMERIC:
+        return "numerical failure";
     }
     return "unknown error";
 }

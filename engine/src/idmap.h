@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 typedef struct pn_idmap {
-    int64_t *keys;     /* hash mode: -1 = empty */
-    int32_t *ids;      /* hash mode: id per slot; direct mode: id + 1 per key, 0 = empty */
-    size_t capacity;   /* power of two (hash) or key range (direct) */
-    size_t count;      /* ids handed out */
+    int64_t *keys;   /* hash mode: -1 = empty */
+    int32_t *ids;    /* hash mode: id per slot; direct mode: id + 1 per key, 0 = empty */
+    size_t capacity; /* power of two (hash) or key range (direct) */
+    size_t count;    /* ids handed out */
     int direct;
 } pn_idmap;
 

@@ -29,8 +29,8 @@ typedef struct slot {
     pn_info info;
     double *group_norm, *rule_error;
     unsigned char *selected;
-    int version;         /* bumped whenever the stored solution changes */
-    int seen[2];         /* versions of the left/right neighbour last tried */
+    int version; /* bumped whenever the stored solution changes */
+    int seen[2]; /* versions of the left/right neighbour last tried */
 } slot;
 
 typedef struct path_builder {
@@ -121,8 +121,7 @@ static int improve(path_builder *pb, int i, pn_error_info *err, pn_error *e)
         if (j < 0 || j >= pb->count)
             continue;
         int *seen = &s->seen[d > 0];
-        if (*seen == pb->slots[j].version ||
-            same_selection(&pb->slots[j], s, pb->prob->num_rules))
+        if (*seen == pb->slots[j].version || same_selection(&pb->slots[j], s, pb->prob->num_rules))
             continue; /* nothing new next door */
         *seen = pb->slots[j].version;
         if ((*e = set_x(pb, s->x, err)) != PN_OK)

@@ -27,12 +27,11 @@ pn_error pn_problem_create(int64_t n, int32_t num_rules, const int32_t *rule_siz
     int64_t m = 0;
     for (int32_t r = 0; r < num_rules; ++r) {
         if (rule_sizes[r] < 1)
-            return pn_fail(info, PN_ERR_INVALID, "rule %d: size must be >= 1 (got %d)",
-                           (int)r + 1, (int)rule_sizes[r]);
+            return pn_fail(info, PN_ERR_INVALID, "rule %d: size must be >= 1 (got %d)", (int)r + 1,
+                           (int)rule_sizes[r]);
         m += rule_sizes[r];
         if (m > INT32_MAX / 2)
-            return pn_fail(info, PN_ERR_INVALID, "too many rule components (> %d)",
-                           INT32_MAX / 2);
+            return pn_fail(info, PN_ERR_INVALID, "too many rule components (> %d)", INT32_MAX / 2);
     }
     pn_problem *prob = calloc(1, sizeof *prob);
     if (!prob)

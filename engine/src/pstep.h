@@ -48,62 +48,62 @@ typedef struct pn_pstep {
     int64_t num_groups;
     const int32_t *rule_start;
     /* merged structure for the current set of kept rules */
-    unsigned char *rule_kept;    /* K */
-    unsigned char *row_in_kept;  /* m: the row's rule is kept (merge key) */
+    unsigned char *rule_kept;   /* K */
+    unsigned char *row_in_kept; /* m: the row's rule is kept (merge key) */
     int valid;
-    int restructured;            /* the last update_structure re-merged */
+    int restructured; /* the last update_structure re-merged */
     int64_t J;
-    int32_t *merged_of;          /* K' */
-    int32_t *merged_weight;      /* J used */
-    int32_t *member_start;       /* J + 1: CSR of original groups per merged group */
-    int32_t *members;            /* K' */
-    int32_t *carry;              /* K': supported groups carried across a re-merge */
-    int32_t k_act;               /* kept rules */
-    int32_t *act_rule;           /* k_act */
-    int32_t *act_first;          /* k_act: first active index of the rule */
-    unsigned char *act_full;     /* k_act: every row of the rule has w > 0 */
-    int32_t m_act;               /* rows of kept rules */
-    int32_t *act_row;            /* m_act: global row */
-    int32_t *row_act;            /* m: active index or -1 */
-    unsigned char *passive;      /* m_act: w = 0, nu fixed at 0 */
-    int32_t *cols;               /* J x k_act: active index of group j in each kept rule */
+    int32_t *merged_of;      /* K' */
+    int32_t *merged_weight;  /* J used */
+    int32_t *member_start;   /* J + 1: CSR of original groups per merged group */
+    int32_t *members;        /* K' */
+    int32_t *carry;          /* K': supported groups carried across a re-merge */
+    int32_t k_act;           /* kept rules */
+    int32_t *act_rule;       /* k_act */
+    int32_t *act_first;      /* k_act: first active index of the rule */
+    unsigned char *act_full; /* k_act: every row of the rule has w > 0 */
+    int32_t m_act;           /* rows of kept rules */
+    int32_t *act_row;        /* m_act: global row */
+    int32_t *row_act;        /* m: active index or -1 */
+    unsigned char *passive;  /* m_act: w = 0, nu fixed at 0 */
+    int32_t *cols;           /* J x k_act: active index of group j in each kept rule */
     pn_merge_workspace *merge;
     /* dual state (global rows) for warm starts */
-    double *nu;                  /* m */
+    double *nu; /* m */
     double mu;
     int have_dual;
     /* working set */
-    int32_t *ws;                 /* merged group ids, capacity J */
+    int32_t *ws; /* merged group ids, capacity J */
     int64_t ws_count;
-    unsigned char *in_ws;        /* J */
-    double *t, *qt;              /* per working-set position */
-    double *center;              /* J: proximal centre r */
-    double *kappa;               /* per working-set position: line-search slopes */
-    int64_t *support;            /* working-set positions with t > 0 */
+    unsigned char *in_ws; /* J */
+    double *t, *qt;       /* per working-set position */
+    double *center;       /* J: proximal centre r */
+    double *kappa;        /* per working-set position: line-search slopes */
+    int64_t *support;     /* working-set positions with t > 0 */
     int64_t support_count;
     /* pricing */
-    int32_t *cand;               /* J */
-    double *cand_t;              /* J */
+    int32_t *cand;  /* J */
+    double *cand_t; /* J */
     /* Newton */
-    double *nu_act, *nu_try;     /* m_act */
-    double *grad, *dir;          /* m_act + 1 */
-    int32_t *coupled_of;         /* m_act */
+    double *nu_act, *nu_try; /* m_act */
+    double *grad, *dir;      /* m_act + 1 */
+    int32_t *coupled_of;     /* m_act */
     int32_t n_coupled;
-    double *compact;             /* m_act + 1 */
-    double *hess;                /* (m_act + 1)^2, column-major; after a
-                                    factorisation, the Cholesky factor */
-    int32_t factor_n;            /* order of that factor, 0 = none */
-    int32_t *factor_of;          /* m: active row -> factor index or -1 */
+    double *compact;                                     /* m_act + 1 */
+    double *hess;                                        /* (m_act + 1)^2, column-major; after a
+                                                            factorisation, the Cholesky factor */
+    int32_t factor_n;                                    /* order of that factor, 0 = none */
+    int32_t *factor_of;                                  /* m: active row -> factor index or -1 */
     double *cg_r, *cg_z, *cg_p, *cg_hp, *cg_diag, *cg_t; /* m + 1 each */
-    double *y_act;               /* m_act */
+    double *y_act;                                       /* m_act */
     /* results of the last solve */
     int newton_iterations;
     int factorisations;
     int pricing_rounds;
-    double kkt;                  /* primal KKT residual, objective units per unit mass */
-    double gap;                  /* Frank-Wolfe gap */
-    double qq;                   /* |q|^2 of the last solve */
-    double scale;                /* normalisation of the working-set masses */
+    double kkt;   /* primal KKT residual, objective units per unit mass */
+    double gap;   /* Frank-Wolfe gap */
+    double qq;    /* |q|^2 of the last solve */
+    double scale; /* normalisation of the working-set masses */
 } pn_pstep;
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info);
@@ -129,8 +129,7 @@ void pn_apply_groups(const pn_problem *prob, const double *q, double *y);
 /* Primal KKT residual and Frank-Wolfe gap of q for (8) at (w, lambda_p),
  * computed from scratch over the K' groups (for tests and certification).
  * g_scratch holds K' doubles, y_scratch m doubles. */
-void pn_pstep_certificate(const pn_problem *prob, const double *w, double lambda_p,
-                          const double *q, double *g_scratch, double *y_scratch,
-                          double *kkt, double *gap);
+void pn_pstep_certificate(const pn_problem *prob, const double *w, double lambda_p, const double *q,
+                          double *g_scratch, double *y_scratch, double *kkt, double *gap);
 
 #endif

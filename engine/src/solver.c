@@ -72,10 +72,14 @@ pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
 const char *pn_status_name(pn_status status)
 {
     switch (status) {
-    case PN_STATUS_UNSOLVED: return "unsolved";
-    case PN_STATUS_SOLVED: return "solved";
-    case PN_STATUS_LIMIT_CYCLE: return "limit_cycle";
-    case PN_STATUS_MAX_ITER: return "max_iterations";
+    case PN_STATUS_UNSOLVED:
+        return "unsolved";
+    case PN_STATUS_SOLVED:
+        return "solved";
+    case PN_STATUS_LIMIT_CYCLE:
+        return "limit_cycle";
+    case PN_STATUS_MAX_ITER:
+        return "max_iterations";
     }
     return "unknown";
 }
@@ -125,9 +129,10 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     s->tried = calloc((size_t)prob->num_rules, 1);
     s->rule_err = calloc((size_t)prob->num_rules, sizeof(double));
     s->order = calloc((size_t)prob->num_rules, sizeof(int32_t));
-    if (!s->b || !s->q || !s->w || !s->y || !s->w_run || !s->y_run || !s->w_next ||
-        !s->e || !s->admm_z || !s->admm_u || !s->admm_scratch || !s->pool || !s->found || !s->found_scratch || !s->w_start ||
-        !s->mask_cur || !s->mask_trial || !s->tried || !s->rule_err || !s->order) {
+    if (!s->b || !s->q || !s->w || !s->y || !s->w_run || !s->y_run || !s->w_next || !s->e ||
+        !s->admm_z || !s->admm_u || !s->admm_scratch || !s->pool || !s->found ||
+        !s->found_scratch || !s->w_start || !s->mask_cur || !s->mask_trial || !s->tried ||
+        !s->rule_err || !s->order) {
         pn_solver_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the solver");
     }
@@ -240,9 +245,8 @@ static double weighted_error_of(const pn_problem *prob, const double *w, const d
     return E;
 }
 
-double pn_objective(const pn_problem *prob, const pn_settings *st, const double *q,
-                    const double *w, double *weighted_error, double *penalty_p,
-                    double *penalty_w)
+double pn_objective(const pn_problem *prob, const pn_settings *st, const double *q, const double *w,
+                    double *weighted_error, double *penalty_p, double *penalty_w)
 {
     double *y = malloc((size_t)prob->num_rows * sizeof *y);
     if (!y)
@@ -339,8 +343,7 @@ static void note_found(pn_solver *s, const double *w, double objective)
 static double wstep_kkt_at(const pn_solver *s, const double *w)
 {
     const pn_settings *st = &s->settings;
-    pn_wstep_problem wp = {s->prob.num_rules, s->prob.rule_start, s->e, lambda_w_of(st),
-                           st->alpha};
+    pn_wstep_problem wp = {s->prob.num_rules, s->prob.rule_start, s->e, lambda_w_of(st), st->alpha};
     return pn_wstep_kkt(&wp, w);
 }
 
@@ -357,8 +360,8 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     pn_status status = PN_STATUS_MAX_ITER;
     for (;;) {
         /* p-step: q optimal for the current w (certified by its KKT residual) */
-        if (pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton,
-                           s->y_run) < 0)
+        if (pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton, s->y_run) <
+            0)
             return -1;
         s->last_newton += s->pstep->newton_iterations;
         s->last_p_kkt = s->pstep->kkt;
@@ -475,7 +478,8 @@ static void pool_push(pn_solver *s, const unsigned char *sel)
             found = p;
     if (found == 0)
         return;
-    int last = found > 0 ? found : (s->pool_count < PN_POOL_SIZE ? s->pool_count++ : PN_POOL_SIZE - 1);
+    int last =
+        found > 0 ? found : (s->pool_count < PN_POOL_SIZE ? s->pool_count++ : PN_POOL_SIZE - 1);
     memmove(s->pool + K, s->pool, (size_t)last * (size_t)K);
     memcpy(s->pool, sel, (size_t)K);
 }

@@ -16,12 +16,12 @@ typedef struct pn_run {
 } pn_run;
 
 struct pn_solver {
-    pn_problem prob;          /* shallow copy; target points at b below */
+    pn_problem prob; /* shallow copy; target points at b below */
     pn_settings settings;
-    double *b;                /* m: own targets */
+    double *b; /* m: own targets */
     pn_pstep *pstep;
     /* best solution so far */
-    double *q, *w, *y;        /* K', m, m */
+    double *q, *w, *y; /* K', m, m */
     pn_info best;
     int have_solution;
     /* current run */
@@ -30,17 +30,17 @@ struct pn_solver {
     double *admm_z, *admm_u, *admm_scratch;
     double admm_rho;
     /* known selections (rule masks), most recent first */
-    unsigned char *pool;      /* PN_POOL_SIZE x K */
+    unsigned char *pool; /* PN_POOL_SIZE x K */
     /* the distinct selections the runs of the current solve ended in, best
      * first; they join the pool when the solve ends */
-    unsigned char *found;     /* PN_POOL_SIZE x K */
+    unsigned char *found; /* PN_POOL_SIZE x K */
     double found_objective[PN_POOL_SIZE];
     int found_count;
-    unsigned char *found_scratch; /* K */
-    double *w_start;          /* m: a starting point being run */
+    unsigned char *found_scratch;                 /* K */
+    double *w_start;                              /* m: a starting point being run */
     unsigned char *mask_cur, *mask_trial, *tried; /* K each */
-    double *rule_err;         /* K */
-    int32_t *order;           /* K */
+    double *rule_err;                             /* K */
+    int32_t *order;                               /* K */
     int pool_count;
     uint64_t rng;
     int last_newton;

@@ -180,8 +180,7 @@ double pn_admm_default_rho(const pn_wstep_problem *p)
     return 2.0 * p->lambda_w * (1.0 - p->alpha) + p->lambda_w * p->alpha * m;
 }
 
-int pn_wstep_admm(const pn_wstep_problem *p, pn_admm_state *st, int max_iter, double tol,
-                  double *w)
+int pn_wstep_admm(const pn_wstep_problem *p, pn_admm_state *st, int max_iter, double tol, double *w)
 {
     const int32_t m = pn_wstep_rows(p);
     double *z = st->z, *u = st->u;

@@ -19,10 +19,10 @@
 
 typedef struct pn_wstep_problem {
     int32_t num_rules;
-    const int32_t *rule_start;  /* K + 1 */
-    const double *e;            /* m squared errors (>= 0) */
-    double lambda_w;            /* > 0 */
-    double alpha;               /* [0, 1] */
+    const int32_t *rule_start; /* K + 1 */
+    const double *e;           /* m squared errors (>= 0) */
+    double lambda_w;           /* > 0 */
+    double alpha;              /* [0, 1] */
 } pn_wstep_problem;
 
 static inline int32_t pn_wstep_rows(const pn_wstep_problem *p)
@@ -46,10 +46,10 @@ void pn_group_soft_threshold(const double *x, double *out, int32_t len, double c
 int pn_wstep_exact(const pn_wstep_problem *p, double *w);
 
 typedef struct pn_admm_state {
-    double *z, *u;    /* m each: warm-startable */
-    double *scratch;  /* 3m */
-    double rho;       /* in: 0 = automatic; out: the final rho */
-    int iterations;   /* out */
+    double *z, *u;                         /* m each: warm-startable */
+    double *scratch;                       /* 3m */
+    double rho;                            /* in: 0 = automatic; out: the final rho */
+    int iterations;                        /* out */
     double primal_residual, dual_residual; /* out */
 } pn_admm_state;
 

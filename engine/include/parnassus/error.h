@@ -15,11 +15,11 @@ extern "C" {
 
 typedef enum pn_error {
     PN_OK = 0,
-    PN_ERR_NOMEM,         /* an allocation failed */
-    PN_ERR_INVALID,       /* an argument or setting is out of range */
-    PN_ERR_IO,            /* a file could not be opened or read */
-    PN_ERR_PARSE,         /* malformed input file */
-    PN_ERR_NUMERIC,       /* a factorisation or a root-find broke down */
+    PN_ERR_NOMEM,   /* an allocation failed */
+    PN_ERR_INVALID, /* an argument or setting is out of range */
+    PN_ERR_IO,      /* a file could not be opened or read */
+    PN_ERR_PARSE,   /* malformed input file */
+    PN_ERR_NUMERIC, /* a factorisation or a root-find broke down */
 } pn_error;
 
 enum { PN_MESSAGE_SIZE = 512 };

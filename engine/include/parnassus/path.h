@@ -17,14 +17,14 @@ extern "C" {
 #endif
 
 typedef struct pn_path_settings {
-    pn_settings solver;     /* alpha, lambda_p, seed, ...; log2_lambda_w is ignored;
-                               restarts defaults to 2 here */
-    double step;            /* grid step in log2 lambda_w                (0.25) */
-    double floor;           /* lowest log2 lambda_w                      (-14) */
-    double ceiling;         /* highest log2 lambda_w                     (24) */
-    double norm_tol;        /* relative distance to sqrt(m_r)/m to stop  (1e-3) */
-    int stable_points;      /* stop downwards after so many unchanged    (12) */
-    int sweeps;             /* at most so many back-and-forth sweeps     (4) */
+    pn_settings solver; /* alpha, lambda_p, seed, ...; log2_lambda_w is ignored;
+                           restarts defaults to 2 here */
+    double step;        /* grid step in log2 lambda_w                (0.25) */
+    double floor;       /* lowest log2 lambda_w                      (-14) */
+    double ceiling;     /* highest log2 lambda_w                     (24) */
+    double norm_tol;    /* relative distance to sqrt(m_r)/m to stop  (1e-3) */
+    int stable_points;  /* stop downwards after so many unchanged    (12) */
+    int sweeps;         /* at most so many back-and-forth sweeps     (4) */
 } pn_path_settings;
 
 void pn_path_settings_default(pn_path_settings *settings);
@@ -35,22 +35,22 @@ typedef struct pn_path_point {
     double weighted_error;
     int num_selected;
     int group_selective;
-    double *group_norm;        /* K */
-    double *rule_error;        /* K: |A_r p - b_r|_2 */
-    unsigned char *selected;   /* K */
+    double *group_norm;      /* K */
+    double *rule_error;      /* K: |A_r p - b_r|_2 */
+    unsigned char *selected; /* K */
 } pn_path_point;
 
 typedef struct pn_path {
     int num_rules;
-    int num_points;            /* sorted by increasing log2_lambda_w */
+    int num_points; /* sorted by increasing log2_lambda_w */
     pn_path_point *points;
     double alpha;
     double lambda_p;
     int total_alternations;
 } pn_path;
 
-pn_error pn_path_compute(const pn_problem *prob, const pn_path_settings *settings,
-                         pn_path **out, pn_error_info *info);
+pn_error pn_path_compute(const pn_problem *prob, const pn_path_settings *settings, pn_path **out,
+                         pn_error_info *info);
 void pn_path_free(pn_path *path);
 
 #ifdef __cplusplus

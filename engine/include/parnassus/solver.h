@@ -25,30 +25,30 @@ extern "C" {
 #endif
 
 typedef enum pn_wstep_method {
-    PN_WSTEP_AUTO = 0,   /* exact root-find when alpha < 1, ADMM when alpha = 1 */
-    PN_WSTEP_EXACT = 1,  /* monotone root-find on the multiplier of 1'w = 1 (alpha < 1) */
-    PN_WSTEP_ADMM = 2,   /* ADMM (14)-(18) */
+    PN_WSTEP_AUTO = 0,  /* exact root-find when alpha < 1, ADMM when alpha = 1 */
+    PN_WSTEP_EXACT = 1, /* monotone root-find on the multiplier of 1'w = 1 (alpha < 1) */
+    PN_WSTEP_ADMM = 2,  /* ADMM (14)-(18) */
 } pn_wstep_method;
 
 typedef struct pn_settings {
-    double log2_lambda_w;  /* style: lambda_w = 2^x                         (0) */
-    double alpha;          /* group lasso share of the elastic net, [0, 1]  (0.8) */
-    double lambda_p;       /* spread penalty on q, >= 0                     (1e-4) */
-    uint64_t seed;         /* seeds the random restarts                     (1) */
-    int restarts;          /* extra random starts in a cold solve           (8) */
-    int grow_seeds;        /* greedy growth from this many single rules    (8) */
-    int grow_tries;        /* candidates tried per growth step              (2) */
-    int warm_pool;         /* known other selections a warm solve tries     (2) */
-    int max_alternations;  /* per start                                     (300) */
-    double obj_tol;        /* the objective has stopped falling (relative)  (1e-9) */
-    double kkt_tol;        /* ... and the w-step KKT residual at the final
-                              q is below this: converged                   (1e-6) */
-    double p_tol;          /* KKT tolerance of the p-step                   (1e-11) */
-    int p_max_newton;      /* Newton iterations per p-step                  (100) */
+    double log2_lambda_w; /* style: lambda_w = 2^x                         (0) */
+    double alpha;         /* group lasso share of the elastic net, [0, 1]  (0.8) */
+    double lambda_p;      /* spread penalty on q, >= 0                     (1e-4) */
+    uint64_t seed;        /* seeds the random restarts                     (1) */
+    int restarts;         /* extra random starts in a cold solve           (8) */
+    int grow_seeds;       /* greedy growth from this many single rules    (8) */
+    int grow_tries;       /* candidates tried per growth step              (2) */
+    int warm_pool;        /* known other selections a warm solve tries     (2) */
+    int max_alternations; /* per start                                     (300) */
+    double obj_tol;       /* the objective has stopped falling (relative)  (1e-9) */
+    double kkt_tol;       /* ... and the w-step KKT residual at the final
+                             q is below this: converged                   (1e-6) */
+    double p_tol;         /* KKT tolerance of the p-step                   (1e-11) */
+    int p_max_newton;     /* Newton iterations per p-step                  (100) */
     pn_wstep_method w_method;
-    double admm_rho;       /* ADMM penalty; 0 = automatic (see wstep.h)     (0) */
-    int admm_max_iter;     /*                                               (20000) */
-    double admm_tol;       /* ADMM primal/dual residual tolerance           (1e-12) */
+    double admm_rho;   /* ADMM penalty; 0 = automatic (see wstep.h)     (0) */
+    int admm_max_iter; /*                                               (20000) */
+    double admm_tol;   /* ADMM primal/dual residual tolerance           (1e-12) */
 } pn_settings;
 
 void pn_settings_default(pn_settings *settings);
@@ -57,32 +57,32 @@ void pn_settings_default(pn_settings *settings);
 pn_error pn_settings_validate(const pn_settings *settings, pn_error_info *info);
 
 typedef enum pn_status {
-    PN_STATUS_UNSOLVED = 0,   /* no solve yet */
-    PN_STATUS_SOLVED,         /* the alternation converged */
-    PN_STATUS_LIMIT_CYCLE,    /* it cycled; the best point of the cycle is kept */
-    PN_STATUS_MAX_ITER,       /* stopped at max_alternations; best point kept */
+    PN_STATUS_UNSOLVED = 0, /* no solve yet */
+    PN_STATUS_SOLVED,       /* the alternation converged */
+    PN_STATUS_LIMIT_CYCLE,  /* it cycled; the best point of the cycle is kept */
+    PN_STATUS_MAX_ITER,     /* stopped at max_alternations; best point kept */
 } pn_status;
 
 const char *pn_status_name(pn_status status);
 
 typedef enum pn_start {
-    PN_START_COLD = 0,  /* uniform w, known selections, greedy growth, seeded random subsets */
-    PN_START_WARM = 1,  /* the current solution, plus up to warm_pool other known selections */
+    PN_START_COLD = 0, /* uniform w, known selections, greedy growth, seeded random subsets */
+    PN_START_WARM = 1, /* the current solution, plus up to warm_pool other known selections */
 } pn_start;
 
 typedef struct pn_info {
     pn_status status;
-    double objective;        /* value of (3) */
-    double weighted_error;   /* E(p, w) */
-    double penalty_p;        /* lambda_p |q|^2 */
-    double penalty_w;        /* lambda_w Pw(w) */
-    int alternations;        /* p/w alternations, all starts together */
-    int starts;              /* how many starting points were run */
-    int newton_iterations;   /* p-step Newton iterations, all together */
-    double p_kkt;            /* KKT residual of the last p-step (inf-norm) */
-    double w_kkt;            /* KKT residual of the last w-step (inf-norm) */
-    int num_selected;        /* rules with |w_r| > 0 */
-    int group_selective;     /* every rule fully kept or fully dropped */
+    double objective;      /* value of (3) */
+    double weighted_error; /* E(p, w) */
+    double penalty_p;      /* lambda_p |q|^2 */
+    double penalty_w;      /* lambda_w Pw(w) */
+    int alternations;      /* p/w alternations, all starts together */
+    int starts;            /* how many starting points were run */
+    int newton_iterations; /* p-step Newton iterations, all together */
+    double p_kkt;          /* KKT residual of the last p-step (inf-norm) */
+    double w_kkt;          /* KKT residual of the last w-step (inf-norm) */
+    int num_selected;      /* rules with |w_r| > 0 */
+    int group_selective;   /* every rule fully kept or fully dropped */
 } pn_info;
 
 typedef struct pn_solver pn_solver;
@@ -90,8 +90,8 @@ typedef struct pn_solver pn_solver;
 /* Allocates all memory the solver will ever need for this problem. The
  * problem must outlive the solver and stay unchanged (targets may change
  * through pn_solver_update_targets). */
-pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings,
-                          pn_solver **out, pn_error_info *info);
+pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, pn_solver **out,
+                          pn_error_info *info);
 void pn_solver_free(pn_solver *solver);
 
 /* New knobs; the current solution stays as the warm start. */
@@ -99,17 +99,15 @@ pn_error pn_solver_update_settings(pn_solver *solver, const pn_settings *setting
                                    pn_error_info *info);
 
 /* New targets b (m entries, e.g. a new musical context); copied. */
-pn_error pn_solver_update_targets(pn_solver *solver, const double *target,
-                                  pn_error_info *info);
+pn_error pn_solver_update_targets(pn_solver *solver, const double *target, pn_error_info *info);
 
 /* Realizes the rule system. Allocates nothing. */
-pn_error pn_solver_solve(pn_solver *solver, pn_start start, pn_info *out_info,
-                         pn_error_info *info);
+pn_error pn_solver_solve(pn_solver *solver, pn_start start, pn_info *out_info, pn_error_info *info);
 
 const pn_settings *pn_solver_settings(const pn_solver *solver);
-const double *pn_solver_q(const pn_solver *solver);  /* K' group masses */
-const double *pn_solver_w(const pn_solver *solver);  /* m weights */
-const double *pn_solver_y(const pn_solver *solver);  /* A'q, m entries */
+const double *pn_solver_q(const pn_solver *solver); /* K' group masses */
+const double *pn_solver_w(const pn_solver *solver); /* m weights */
+const double *pn_solver_y(const pn_solver *solver); /* A'q, m entries */
 
 /* Per rule: |w_r|_2, the error |A_r p - b_r|_2, and whether it is selected. */
 void pn_solver_rule_stats(const pn_solver *solver, double *group_norm, double *rule_error,
@@ -117,8 +115,7 @@ void pn_solver_rule_stats(const pn_solver *solver, double *group_norm, double *r
 
 /* Objective pieces of (3) at a given (q, w). */
 double pn_objective(const pn_problem *prob, const pn_settings *settings, const double *q,
-                    const double *w, double *weighted_error, double *penalty_p,
-                    double *penalty_w);
+                    const double *w, double *weighted_error, double *penalty_p, double *penalty_w);
 
 /* The analysis direction: the optimal weights w for given group masses q
  * (K' entries, summing to 1), i.e. the w-step (13) alone. */

@@ -1,0 +1,451 @@
+/* The p-step's restricted solve: semismooth Newton on the dual of (8) over
+ * the working set (see pstep.h for the method). */
+#include "pstep_newton.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+/* LAPACK's Cholesky factorisation from OpenBLAS (32-bit integers). */
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+
+/* Solves L L' x = x for the lower Cholesky factor L (order n, column-major)
+ * with two BLAS-2 triangular solves: for one right-hand side they avoid the
+ * packing of the blocked (BLAS-3) path. */
+static void cholesky_solve(const double *L, int n, double *x)
+{
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, L, n, x, 1);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, L, n, x, 1);
+}
+
+/* Conjugate-gradient iterations before a fresh factorisation, and the
+ * order below which factorising is cheap enough to do every time. */
+enum { PCG_BUDGET = 20, PCG_MIN_ORDER = 300 };
+
+/* F over the working set at (nu, mu); fills t, qt and, if grad != NULL, the
+ * gradient (zero on passive rows). */
+static double dual_eval(pn_pstep *ps, const double *b, const double *w, double lambda,
+                        const double *nu, double mu, double *grad)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    double F = -mu, mass = 0.0;
+    for (int32_t a = 0; a < ma; ++a) {
+        if (ps->passive[a])
+            continue;
+        const int32_t i = ps->act_row[a];
+        F += nu[a] * b[i] + lambda * nu[a] * nu[a] / (2.0 * w[i]);
+    }
+    if (grad)
+        memset(grad, 0, (size_t)(ma + 1) * sizeof *grad);
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j], r = ps->center[j];
+        const double t = r + c * (mu - group_sum(ps, j, nu));
+        const double q = t > 0.0 ? t : 0.0;
+        ps->t[p] = t;
+        ps->qt[p] = q;
+        F += (q * q - r * r) / (2.0 * c);
+        mass += q;
+        if (grad && q > 0.0) {
+            const int32_t *col = ps->cols + (int64_t)j * ka;
+            for (int32_t a = 0; a < ka; ++a)
+                grad[col[a]] -= q;
+        }
+    }
+    if (grad) {
+        for (int32_t a = 0; a < ma; ++a) {
+            if (ps->passive[a]) {
+                grad[a] = 0.0;
+                continue;
+            }
+            const int32_t i = ps->act_row[a];
+            grad[a] += b[i] + lambda * nu[a] / w[i];
+        }
+        grad[ma] = mass - 1.0;
+    }
+    return F;
+}
+
+/* Mass of the working set at mu, minus one, and its slope (sum of c_j
+ * over the support). */
+static double mass_excess(const pn_pstep *ps, const double *s_of, double mu, double *slope)
+{
+    double f = -1.0, d = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j];
+        const double v = ps->center[j] + c * (mu - s_of[p]);
+        if (v > 0.0) {
+            f += v;
+            d += c;
+        }
+    }
+    *slope = d;
+    return f;
+}
+
+void pn_pstep_fit_mu(pn_pstep *ps, const double *nu)
+{
+    double *s_of = ps->kappa;
+    double right = -INFINITY, csum = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j];
+        s_of[p] = group_sum(ps, j, nu);
+        right = fmax(right, s_of[p] - ps->center[j] / c);
+        csum += c;
+    }
+    double slope, mu = isfinite(ps->mu) ? ps->mu : right;
+    double f = mass_excess(ps, s_of, mu, &slope);
+    if (f < 0.0 && slope > 0.0) {
+        mu -= f / slope;
+        f = mass_excess(ps, s_of, mu, &slope);
+    }
+    if (f < 0.0) {
+        /* nothing supported, or rounding: from `right` on every group is
+         * supported and the mass grows linearly with slope csum */
+        const double mass = mass_excess(ps, s_of, right, &slope) + 1.0;
+        mu = right + (1.0 - mass) / csum;
+        f = mass_excess(ps, s_of, mu, &slope);
+    }
+    for (int it = 0; it < 500 && f > 1e-15 && slope > 0.0; ++it) {
+        mu -= f / slope;
+        f = mass_excess(ps, s_of, mu, &slope);
+    }
+    ps->mu = mu;
+}
+
+/* The dual has one flat direction per rule r whose rows all have w > 0:
+ * adding theta to nu on r's rows and to mu changes no mass (each group has
+ * exactly one cell in r), only the lambda nu^2 / (2 w) term, whose minimum
+ * along it is where sum_{a in r} nu_a / w_a = 0. That holds at the optimum;
+ * moving there is exact and free. */
+static void gauge_fix(pn_pstep *ps, const double *w, double *nu)
+{
+    for (int32_t k = 0; k < ps->k_act; ++k) {
+        if (!ps->act_full[k])
+            continue;
+        const int32_t r = ps->act_rule[k], first = ps->act_first[k];
+        const int32_t len = ps->rule_start[r + 1] - ps->rule_start[r];
+        double num = 0.0, den = 0.0;
+        for (int32_t a = first; a < first + len; ++a) {
+            const double inv = 1.0 / w[ps->act_row[a]];
+            num += nu[a] * inv;
+            den += inv;
+        }
+        const double theta = -num / den;
+        for (int32_t a = first; a < first + len; ++a)
+            nu[a] += theta;
+        ps->mu += theta;
+    }
+}
+
+/* The support (positions with t > 0) and the coupled rows it touches. */
+static void prepare_newton(pn_pstep *ps)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    ps->support_count = 0;
+    for (int32_t a = 0; a < ma; ++a)
+        ps->coupled_of[a] = -1;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->t[p] > 0.0))
+            continue;
+        ps->support[ps->support_count++] = p;
+        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        for (int32_t a = 0; a < ka; ++a)
+            if (!ps->passive[col[a]])
+                ps->coupled_of[col[a]] = 0;
+    }
+    ps->n_coupled = 0;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] == 0)
+            ps->coupled_of[a] = ps->n_coupled++;
+}
+
+/* Generalised Hessian on the coupled rows (lower triangle, column-major,
+ * order n_coupled + 1 with mu last). */
+static void build_hessian(pn_pstep *ps, const double *w, double lambda)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    const int32_t *map = ps->coupled_of;
+    const int32_t nc = ps->n_coupled, n = nc + 1;
+    double *H = ps->hess;
+    memset(H, 0, (size_t)n * (size_t)n * sizeof *H);
+    for (int32_t a = 0; a < ma; ++a)
+        if (map[a] >= 0)
+            H[map[a] + (size_t)map[a] * n] = lambda / w[ps->act_row[a]];
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const double c = (double)ps->merged_weight[j];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        for (int32_t x = 0; x < ka; ++x) {
+            const int32_t ax = map[col[x]];
+            if (ax < 0)
+                continue;
+            H[ax + (size_t)ax * n] += c;
+            H[nc + (size_t)ax * n] -= c;
+            for (int32_t z = x + 1; z < ka; ++z) /* columns ascend with the rule */
+                if (map[col[z]] >= 0)
+                    H[map[col[z]] + (size_t)ax * n] += c;
+        }
+        H[nc + (size_t)nc * n] += c;
+    }
+}
+
+/* Exact Hessian times v on the coupled block (matrix-free, O(support)). */
+static void coupled_apply(const pn_pstep *ps, const double *w, double lambda, const double *v,
+                          double *out)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled;
+    const int32_t *map = ps->coupled_of;
+    for (int32_t a = 0; a < ma; ++a)
+        if (map[a] >= 0)
+            out[map[a]] = lambda / w[ps->act_row[a]] * v[map[a]];
+    out[nc] = 0.0;
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        double dot = -v[nc];
+        for (int32_t x = 0; x < ka; ++x)
+            if (map[col[x]] >= 0)
+                dot += v[map[col[x]]];
+        dot *= (double)ps->merged_weight[j];
+        for (int32_t x = 0; x < ka; ++x)
+            if (map[col[x]] >= 0)
+                out[map[col[x]]] += dot;
+        out[nc] -= dot;
+    }
+}
+
+/* Preconditioner: the last Cholesky factor, scattered onto the current
+ * coupled rows (rows it does not cover use the exact diagonal). A principal
+ * part of an SPD inverse is SPD, so this is a valid preconditioner however
+ * the support or w moved since the factorisation. */
+static void precondition(pn_pstep *ps, const double *r, double *z)
+{
+    const int32_t ma = ps->m_act, nc = ps->n_coupled;
+    const int nf = ps->factor_n;
+    double *t = ps->cg_t;
+    memset(t, 0, (size_t)nf * sizeof *t);
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->coupled_of[a];
+        if (i < 0)
+            continue;
+        const int32_t f = ps->factor_of[a];
+        if (f >= 0)
+            t[f] = r[i];
+        else
+            z[i] = r[i] / ps->cg_diag[i];
+    }
+    t[nf - 1] = r[nc];
+    cholesky_solve(ps->hess, nf, t);
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->coupled_of[a];
+        if (i >= 0 && ps->factor_of[a] >= 0)
+            z[i] = t[ps->factor_of[a]];
+    }
+    z[nc] = t[nf - 1];
+}
+
+/* Conjugate gradients on the coupled block, preconditioned by the last
+ * factor; writes the solution into `compact`. Any CG iterate from 0 is a
+ * descent direction, so stopping early is safe; returns 0 when the
+ * residual fell below `forcing` (relative) within the budget. */
+static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled, n = nc + 1;
+    double *x = ps->compact, *r = ps->cg_r, *z = ps->cg_z, *p = ps->cg_p, *hp = ps->cg_hp;
+    double *diag = ps->cg_diag;
+    /* exact diagonal, for rows the factor does not cover */
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            diag[ps->coupled_of[a]] = lambda / w[ps->act_row[a]];
+    diag[nc] = 0.0;
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const double c = (double)ps->merged_weight[j];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        for (int32_t k = 0; k < ka; ++k)
+            if (ps->coupled_of[col[k]] >= 0)
+                diag[ps->coupled_of[col[k]]] += c;
+        diag[nc] += c;
+    }
+    double r0 = 0.0;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            r[ps->coupled_of[a]] = -ps->grad[a];
+    r[nc] = -ps->grad[ma];
+    for (int32_t i = 0; i < n; ++i) {
+        x[i] = 0.0;
+        r0 += r[i] * r[i];
+    }
+    precondition(ps, r, z);
+    double rz = 0.0;
+    for (int32_t i = 0; i < n; ++i) {
+        p[i] = z[i];
+        rz += r[i] * z[i];
+    }
+    const double target = forcing * forcing * r0;
+    for (int it = 0; it < PCG_BUDGET; ++it) {
+        coupled_apply(ps, w, lambda, p, hp);
+        double php = 0.0;
+        for (int32_t i = 0; i < n; ++i)
+            php += p[i] * hp[i];
+        if (!(php > 0.0))
+            return -1;
+        const double alpha = rz / php;
+        double rr = 0.0;
+        for (int32_t i = 0; i < n; ++i) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * hp[i];
+            rr += r[i] * r[i];
+        }
+        if (rr <= target)
+            return 0;
+        precondition(ps, r, z);
+        double rz_new = 0.0;
+        for (int32_t i = 0; i < n; ++i)
+            rz_new += r[i] * z[i];
+        const double beta = rz_new / rz;
+        rz = rz_new;
+        for (int32_t i = 0; i < n; ++i)
+            p[i] = z[i] + beta * p[i];
+    }
+    return -1;
+}
+
+/* Newton direction: passive rows stay, decoupled rows are solved on their
+ * own; the coupled block by conjugate gradients preconditioned with the
+ * last factorisation when that converges quickly, otherwise by a fresh
+ * Cholesky factorisation (shifting the diagonal if the block is not
+ * numerically positive definite), which becomes the next preconditioner. */
+static int newton_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
+{
+    const int32_t ma = ps->m_act, nc = ps->n_coupled;
+    const int n = nc + 1;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] < 0)
+            ps->dir[a] = ps->passive[a] ? 0.0 : -ps->grad[a] * w[ps->act_row[a]] / lambda;
+    double *x = ps->compact;
+    /* below a few hundred rows a factorisation costs little more than a
+     * few preconditioned iterations */
+    int solved =
+        ps->factor_n > 0 && n >= PCG_MIN_ORDER && pcg_direction(ps, w, lambda, forcing) == 0;
+    double shift = 0.0;
+    for (int attempt = 0; !solved && attempt < 12; ++attempt) {
+        build_hessian(ps, w, lambda);
+        if (shift > 0.0)
+            for (int32_t a = 0; a < n; ++a)
+                ps->hess[a + (size_t)a * n] += shift;
+        int info = 0;
+        dpotrf_("L", &n, ps->hess, &n, &info);
+        if (info != 0) {
+            ps->factor_n = 0;
+            shift = shift > 0.0 ? 10.0 * shift : 1e-12;
+            continue;
+        }
+        ps->factorisations++;
+        ps->factor_n = n;
+        memcpy(ps->factor_of, ps->coupled_of, (size_t)ma * sizeof *ps->factor_of);
+        for (int32_t a = 0; a < ma; ++a)
+            if (ps->coupled_of[a] >= 0)
+                x[ps->coupled_of[a]] = -ps->grad[a];
+        x[nc] = -ps->grad[ma];
+        cholesky_solve(ps->hess, n, x);
+        solved = 1;
+    }
+    if (!solved)
+        return -1;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            ps->dir[a] = x[ps->coupled_of[a]];
+    ps->dir[ma] = x[nc];
+    return 0;
+}
+
+/* Exact line search: F(x + t d) is convex and piecewise quadratic in t, so
+ * its derivative is nondecreasing and piecewise linear; a safeguarded
+ * Newton iteration on it finds the minimiser in a few passes. */
+static double line_search(pn_pstep *ps, const double *b, const double *w, double lambda,
+                          const double *nu, const double *dir)
+{
+    const int32_t ma = ps->m_act;
+    double *kappa = ps->kappa;
+    double lin0 = -dir[ma], lin1 = 0.0;
+    for (int32_t a = 0; a < ma; ++a) {
+        if (ps->passive[a])
+            continue;
+        const int32_t i = ps->act_row[a];
+        lin0 += dir[a] * b[i] + lambda * dir[a] * nu[a] / w[i];
+        lin1 += lambda * dir[a] * dir[a] / w[i];
+    }
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        kappa[p] = (double)ps->merged_weight[j] * (dir[ma] - group_sum(ps, j, dir));
+    }
+    double lo = 0.0, hi = INFINITY, t = 1.0;
+    for (int it = 0; it < 100; ++it) {
+        double d1 = lin0 + lin1 * t, d2 = lin1;
+        for (int64_t p = 0; p < ps->ws_count; ++p) {
+            const double v = ps->t[p] + kappa[p] * t;
+            if (v > 0.0) {
+                const double c = (double)ps->merged_weight[ps->ws[p]];
+                d1 += v * kappa[p] / c;
+                d2 += kappa[p] * kappa[p] / c;
+            }
+        }
+        if (d1 < 0.0)
+            lo = t;
+        else
+            hi = t;
+        if (fabs(d1) <= 1e-15 * (fabs(lin0) + 1e-300) || hi - lo <= 1e-12 * hi)
+            break;
+        double next = d2 > 0.0 ? t - d1 / d2 : 2.0 * t;
+        if (!(next > lo && next < hi))
+            next = isinf(hi) ? 2.0 * (lo > 0.0 ? lo : t) : 0.5 * (lo + hi);
+        t = next;
+    }
+    return t;
+}
+
+int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
+                    int max_newton)
+{
+    const int32_t ma = ps->m_act;
+    double *nu = ps->nu_act, *grad = ps->grad, *dir = ps->dir;
+    gauge_fix(ps, w, nu);
+    pn_pstep_fit_mu(ps, nu);
+    double F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
+    for (int it = 0; it < max_newton; ++it) {
+        double gmax = 0.0;
+        for (int32_t a = 0; a <= ma; ++a)
+            gmax = fmax(gmax, fabs(grad[a]));
+        if (gmax <= tol)
+            return 0;
+        prepare_newton(ps);
+        if (ps->support_count == 0 || newton_direction(ps, w, lambda, fmin(1e-2, gmax)) != 0)
+            return -1;
+        ps->newton_iterations++;
+        double slope = 0.0;
+        for (int32_t a = 0; a <= ma; ++a)
+            slope += grad[a] * dir[a];
+        if (!(slope < 0.0))
+            return gmax <= 1e3 * tol ? 0 : -1; /* no descent left: rounding level */
+        /* a full step moves the support in one jump: take it whenever it
+         * lowers F; otherwise minimise along the line exactly */
+        double step = 1.0;
+        for (int32_t a = 0; a < ma; ++a)
+            ps->nu_try[a] = nu[a] + dir[a];
+        const double F_full = dual_eval(ps, b, w, lambda, ps->nu_try, ps->mu + dir[ma], NULL);
+        if (!(F_full < F)) {
+            dual_eval(ps, b, w, lambda, nu, ps->mu, NULL); /* restore t */
+            step = line_search(ps, b, w, lambda, nu, dir);
+        }
+        for (int32_t a = 0; a < ma; ++a)
+            nu[a] += step * dir[a];
+        ps->mu += step * dir[ma];
+        gauge_fix(ps, w, nu);
+        F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
+    }
+    return 1;
+}

@@ -1,0 +1,31 @@
+/* Internals of the p-step shared by its two files: pstep.c (structure,
+ * working set, pricing, certificate) and pstep_newton.c (the restricted
+ * semismooth Newton solve). */
+#ifndef PN_PSTEP_NEWTON_H
+#define PN_PSTEP_NEWTON_H
+
+#include "pstep.h"
+
+/* Sum of the row multipliers over group j's rows (passive rows hold 0). */
+static inline double group_sum(const pn_pstep *ps, int64_t j, const double *nu)
+{
+    const int32_t *col = ps->cols + j * ps->k_act;
+    double s = 0.0;
+    for (int32_t a = 0; a < ps->k_act; ++a)
+        s += nu[col[a]]; /* passive rows hold nu = 0 */
+    return s;
+}
+
+/* Sets ps->mu so that the working set's masses sum to one for nu. The mass
+ * is convex, piecewise linear and increasing in mu, so Newton started to
+ * the right of the root falls onto it monotonically; from the current mu
+ * (usually close) one Newton step gets to the right side. */
+void pn_pstep_fit_mu(pn_pstep *ps, const double *nu);
+
+/* Semismooth Newton on the working set's dual from ps->nu_act and ps->mu,
+ * to gradient tolerance tol within max_newton steps. Returns 0 when tol was
+ * met, 1 at the step limit, -1 on a numerical breakdown. */
+int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
+                    int max_newton);
+
+#endif
