@@ -12,6 +12,8 @@ packages=(
   libjansson-dev                      # JSON output and rule files
   libcairo2-dev                       # plots
   python3                             # test scripts check JSON output
+  libsmf-dev                          # MIDI files (apps/midi)
+  python3-mido                        # tests read MIDI files independently
 )
 
 missing=()

@@ -124,6 +124,41 @@ static void test_instance_format_example(void **state)
     pn_problem_free(prob);
 }
 
+/* pn_deoverlap_map: every raw input's group has exactly its cells. */
+static void test_map_gives_each_input_its_group(void **state)
+{
+    (void)state;
+    const int32_t sizes[3] = {3, 2, 4};
+    const int64_t n = 200;
+    int32_t *cells = malloc(sizeof(int32_t) * (size_t)n * 3);
+    int32_t *group_of = malloc(sizeof(int32_t) * (size_t)n);
+    assert_true(cells && group_of);
+    for (int64_t x = 0; x < n; ++x) {
+        cells[x] = (int32_t)((x * 7) % 3);
+        cells[n + x] = (int32_t)((x / 5) % 2);
+        cells[2 * n + x] = (int32_t)((x * x) % 4);
+    }
+    ts_assign a = {n, 3, cells};
+    pn_problem *prob = new_problem(n, 3, sizes);
+    pn_error_info info;
+    assert_int_equal(pn_deoverlap_map(prob, ts_cell_source, &a, group_of, &info), PN_OK);
+    int64_t *count = calloc((size_t)prob->num_groups, sizeof *count);
+    assert_non_null(count);
+    for (int64_t x = 0; x < n; ++x) {
+        const int32_t k = group_of[x];
+        assert_true(k >= 0 && k < prob->num_groups);
+        for (int32_t r = 0; r < 3; ++r)
+            assert_int_equal(prob->group_rows[k * 3 + r] - prob->rule_start[r], cells[r * n + x]);
+        count[k]++;
+    }
+    for (int64_t k = 0; k < prob->num_groups; ++k)
+        assert_int_equal(count[k], prob->group_size[k]);
+    free(count);
+    pn_problem_free(prob);
+    free(group_of);
+    free(cells);
+}
+
 /* Identical columns share a group, counted; order of first appearance. */
 static void test_identical_columns_merge(void **state)
 {
@@ -431,6 +466,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instance_format_example),
         cmocka_unit_test(test_identical_columns_merge),
+        cmocka_unit_test(test_map_gives_each_input_its_group),
         cmocka_unit_test(test_deoverlap_replaces_groups),
         cmocka_unit_test(test_bad_cells_rejected),
         cmocka_unit_test(test_random_against_sort),

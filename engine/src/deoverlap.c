@@ -42,6 +42,12 @@ static int links_push(pass_links *l, int32_t parent, int32_t cell)
 
 pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_error_info *info)
 {
+    return pn_deoverlap_map(prob, source, ctx, NULL, info);
+}
+
+pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, int32_t *group_of,
+                          pn_error_info *info)
+{
     const int32_t K = prob->num_rules;
     const int64_t n = prob->n;
     if (n > INT32_MAX)
@@ -104,6 +110,8 @@ pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_err
     memset(prob->group_size, 0, groups * sizeof *prob->group_size);
     for (int64_t x = 0; x < n; ++x)
         prob->group_size[ids[x]]++;
+    if (group_of)
+        memcpy(group_of, ids, (size_t)n * sizeof *group_of);
     for (size_t g = 0; g < groups; ++g) {
         int32_t id = (int32_t)g;
         int32_t *rows = prob->group_rows + g * (size_t)K;

@@ -26,6 +26,11 @@ typedef int (*pn_cell_source)(void *ctx, int32_t rule, int64_t first, int64_t co
  * the prob->n raw inputs. Any groups already in prob are replaced. */
 pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_error_info *info);
 
+/* The same, also writing each raw input's group into group_of (n entries):
+ * the map a sampler needs to draw members of a group. */
+pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, int32_t *group_of,
+                          pn_error_info *info);
+
 /* Merges groups that agree on the kept rows: row i of A is kept when
  * keep_row[i] is nonzero; cells of a rule that are not kept collapse into one
  * "don't care" value. Produces num_merged groups, writes merged_of[k] (the
