@@ -1,50 +1,26 @@
-/* A small seeded PRNG for the instance generators: xoshiro256** seeded
- * through splitmix64 (Blackman & Vigna). Integer arithmetic only, so a seed
- * gives the same stream on every machine and compiler; doubles are built
- * from the top 53 bits. Internal to pngen. */
+/* Random draws for the instance generators, on the engine's pn_rng
+ * (xoshiro256** seeded through splitmix64). Integer arithmetic only, so a
+ * seed gives the same stream on every machine and compiler; doubles are
+ * built from the top 53 bits. Internal to pngen. */
 #ifndef PN_GEN_RNG_H
 #define PN_GEN_RNG_H
 
 #include <stdint.h>
 
-typedef struct gen_rng {
-    uint64_t s[4];
-} gen_rng;
+#include "parnassus/rng.h"
 
-static inline uint64_t gen_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+typedef pn_rng gen_rng;
 
 /* `stream` separates independent uses of the same user seed (e.g. case A1
  * and case A2), so they do not share a sequence. */
 static inline void gen_rng_seed(gen_rng *rng, uint64_t seed, uint64_t stream)
 {
-    uint64_t state = seed ^ (stream * 0xD1B54A32D192ED03ull);
-    for (int i = 0; i < 4; ++i)
-        rng->s[i] = gen_splitmix64(&state);
-}
-
-static inline uint64_t gen_rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
+    pn_rng_seed(rng, seed ^ (stream * 0xD1B54A32D192ED03ull));
 }
 
 static inline uint64_t gen_next(gen_rng *rng)
 {
-    uint64_t *s = rng->s;
-    const uint64_t result = gen_rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = gen_rotl(s[3], 45);
-    return result;
+    return pn_rng_next(rng);
 }
 
 /* Uniform on (0, 1]: never 0, so it can be used as a positive weight. */
