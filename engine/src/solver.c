@@ -84,14 +84,6 @@ const char *pn_status_name(pn_status status)
     return "unknown";
 }
 
-/* splitmix64: each solver owns its stream, so solves are reproducible */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, pn_solver **out,
                           pn_error_info *info)
@@ -143,7 +135,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
         pn_solver_free(s);
         return err;
     }
-    s->rng = settings->seed;
+    pn_rng_seed(&s->rng, settings->seed);
     *out = s;
     return PN_OK;
 }
@@ -182,7 +174,7 @@ pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn
     if (err != PN_OK)
         return err;
     if (settings->seed != s->settings.seed)
-        s->rng = settings->seed;
+        pn_rng_seed(&s->rng, settings->seed);
     s->settings = *settings;
     return PN_OK;
 }
@@ -661,11 +653,11 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
         for (int t = 0; t < s->settings.restarts; ++t) {
             int any = 0;
             for (int32_t r = 0; r < K; ++r) {
-                s->mask_trial[r] = (unsigned char)(next_random(&s->rng) >> 63);
+                s->mask_trial[r] = (unsigned char)(pn_rng_next(&s->rng) >> 63);
                 any |= s->mask_trial[r];
             }
             if (!any)
-                s->mask_trial[next_random(&s->rng) % (uint64_t)K] = 1;
+                s->mask_trial[pn_rng_next(&s->rng) % (uint64_t)K] = 1;
             if (run_mask(s, s->mask_trial, &run, &sum) < 0)
                 return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
         }

@@ -2,6 +2,7 @@
 #ifndef PN_SOLVER_INTERNAL_H
 #define PN_SOLVER_INTERNAL_H
 
+#include "parnassus/rng.h"
 #include "parnassus/solver.h"
 #include "pstep.h"
 #include "wstep.h"
@@ -42,7 +43,7 @@ struct pn_solver {
     double *rule_err;                             /* K */
     int32_t *order;                               /* K */
     int pool_count;
-    uint64_t rng;
+    pn_rng rng;               /* the random restarts' own stream (seeded) */
     int last_newton;
     /* optional trace of the objective after every half-step (tests) */
     double *trace;
