@@ -1,0 +1,597 @@
+/* Rule sets: the "parnassus-rules/1" reader and the problem builder
+ * (docs/rule-format.md). */
+#include "parnassus/rules.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "parnassus/deoverlap.h"
+
+/* ------------------------------------------------------------------------ */
+/* Messages */
+
+typedef struct reader {
+    const char *name; /* shown first in every message */
+    pn_error_info *info;
+} reader;
+
+/* "<name>: <path>: <reason>" as PN_ERR_PARSE. */
+static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...)
+{
+    char reason[PN_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s: %s", rd->name, path, reason);
+}
+
+static pn_error out_of_memory(const reader *rd)
+{
+    return pn_fail(rd->info, PN_ERR_NOMEM, "%.200s: out of memory", rd->name);
+}
+
+/* "an array", "a string", "3.5", ... for messages about a JSON value. */
+static void describe(const json_t *v, char *buf, size_t size)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        snprintf(buf, size, "an object");
+        break;
+    case JSON_ARRAY:
+        snprintf(buf, size, "an array");
+        break;
+    case JSON_STRING:
+        snprintf(buf, size, "a string");
+        break;
+    case JSON_INTEGER:
+        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        break;
+    case JSON_REAL:
+        snprintf(buf, size, "%.17g", json_real_value(v));
+        break;
+    case JSON_TRUE:
+        snprintf(buf, size, "true");
+        break;
+    case JSON_FALSE:
+        snprintf(buf, size, "false");
+        break;
+    case JSON_NULL:
+        snprintf(buf, size, "null");
+        break;
+    }
+}
+
+/* A string from the file as shown in a message: '"' and '\' escaped,
+ * control bytes as '?', cut to about 60 bytes. */
+static void show_text(const char *s, char *buf, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; s[i] != '\0'; ++i) {
+        if (o + 6 >= size || i >= 60) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)c;
+        } else if (c < 0x20 || c == 0x7f) {
+            buf[o++] = '?';
+        } else {
+            buf[o++] = (char)c;
+        }
+    }
+    buf[o] = '\0';
+}
+
+/* Rejects keys of obj not in the NULL-terminated list. */
+static pn_error check_keys(const reader *rd, const char *path, const json_t *obj,
+                           const char *const *allowed)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)obj, key, v)
+    {
+        int known = 0;
+        for (const char *const *a = allowed; *a; ++a)
+            if (strcmp(*a, key) == 0)
+                known = 1;
+        if (!known) {
+            char shown[80];
+            show_text(key, shown, sizeof shown);
+            return fail_at(rd, path, "unknown field \"%s\"", shown);
+        }
+    }
+    return PN_OK;
+}
+
+/* An integer field in [lo, hi]. */
+static pn_error get_int(const reader *rd, const char *path, const json_t *v, int lo, int hi,
+                        int *out)
+{
+    if (!json_is_integer(v)) {
+        char d[64];
+        describe(v, d, sizeof d);
+        return fail_at(rd, path, "expected an integer, got %s", d);
+    }
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi)
+        return fail_at(rd, path, "must be %d..%d, got %" JSON_INTEGER_FORMAT, lo, hi, x);
+    *out = (int)x;
+    return PN_OK;
+}
+
+/* A non-empty string field of at most PN_RULES_NAME_MAX bytes. */
+static pn_error get_name(const reader *rd, const char *path, const json_t *v, const char **out)
+{
+    if (!json_is_string(v)) {
+        char d[64];
+        describe(v, d, sizeof d);
+        return fail_at(rd, path, "expected a string, got %s", d);
+    }
+    size_t len = json_string_length(v);
+    if (len == 0)
+        return fail_at(rd, path, "must not be empty");
+    if (len > PN_RULES_NAME_MAX)
+        return fail_at(rd, path, "longer than %d bytes", PN_RULES_NAME_MAX);
+    *out = json_string_value(v);
+    return PN_OK;
+}
+
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The space */
+
+static pn_error read_space(const reader *rd, const json_t *root, pn_space *space)
+{
+    const json_t *sp = json_object_get(root, "space");
+    if (!sp) {
+        pn_space_default(space);
+        return PN_OK;
+    }
+    if (!json_is_object(sp)) {
+        char d[64];
+        describe(sp, d, sizeof d);
+        return fail_at(rd, "space", "expected an object, got %s", d);
+    }
+    static const char *const keys[] = {"voices", "low", "high", "ranges", NULL};
+    pn_error err = check_keys(rd, "space", sp, keys);
+    if (err != PN_OK)
+        return err;
+
+    const json_t *voices = json_object_get(sp, "voices");
+    const json_t *ranges = json_object_get(sp, "ranges");
+    const json_t *low = json_object_get(sp, "low");
+    const json_t *high = json_object_get(sp, "high");
+    int k = PN_SPACE_DEFAULT_VOICES;
+    if (voices && (err = get_int(rd, "space.voices", voices, 1, PN_SPACE_MAX_VOICES, &k)) != PN_OK)
+        return err;
+    int lo[PN_SPACE_MAX_VOICES] = {0}, hi[PN_SPACE_MAX_VOICES] = {0};
+    char path[64];
+    if (ranges) {
+        if (low || high)
+            return fail_at(rd, "space", "give either \"ranges\" or \"low\"/\"high\", not both");
+        if (!json_is_array(ranges)) {
+            char d[64];
+            describe(ranges, d, sizeof d);
+            return fail_at(rd, "space.ranges", "expected an array of [low, high] pairs, got %s", d);
+        }
+        size_t count = json_array_size(ranges);
+        if (count < 1 || count > PN_SPACE_MAX_VOICES)
+            return fail_at(rd, "space.ranges", "must have 1..%d entries (one per voice), got %zu",
+                           PN_SPACE_MAX_VOICES, count);
+        if (voices && (size_t)k != count)
+            return fail_at(rd, "space.ranges", "has %zu entries but space.voices is %d", count, k);
+        k = (int)count;
+        for (int v = 0; v < k; ++v) {
+            const json_t *pair = json_array_get(ranges, (size_t)v);
+            snprintf(path, sizeof path, "space.ranges[%d]", v);
+            if (!json_is_array(pair) || json_array_size(pair) != 2)
+                return fail_at(rd, path, "expected a [low, high] pair of MIDI pitches");
+            char p2[80];
+            snprintf(p2, sizeof p2, "%s[0]", path);
+            if ((err = get_int(rd, p2, json_array_get(pair, 0), 0, 127, &lo[v])) != PN_OK)
+                return err;
+            snprintf(p2, sizeof p2, "%s[1]", path);
+            if ((err = get_int(rd, p2, json_array_get(pair, 1), 0, 127, &hi[v])) != PN_OK)
+                return err;
+            if (lo[v] > hi[v])
+                return fail_at(rd, path, "low %d is above high %d", lo[v], hi[v]);
+        }
+    } else {
+        int l = PN_SPACE_DEFAULT_LOW, h = PN_SPACE_DEFAULT_HIGH;
+        if (low && (err = get_int(rd, "space.low", low, 0, 127, &l)) != PN_OK)
+            return err;
+        if (high && (err = get_int(rd, "space.high", high, 0, 127, &h)) != PN_OK)
+            return err;
+        if (l > h)
+            return fail_at(rd, "space", "low %d is above high %d", l, h);
+        for (int v = 0; v < k; ++v) {
+            lo[v] = l;
+            hi[v] = h;
+        }
+    }
+    pn_error_info inner;
+    err = pn_space_init(space, k, lo, hi, &inner);
+    if (err != PN_OK)
+        return fail_at(rd, "space", "%s", inner.message);
+    return PN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rules */
+
+static void free_rule(pn_rule *r)
+{
+    free(r->name);
+    pn_feature_free(r->feature);
+    pn_feature_table_free(r->table);
+    free(r->target);
+}
+
+void pn_rule_set_free(pn_rule_set *rs)
+{
+    if (!rs)
+        return;
+    for (int32_t i = 0; i < rs->num_rules; ++i)
+        free_rule(&rs->rules[i]);
+    free(rs->rules);
+    free(rs->name);
+    free(rs);
+}
+
+/* Maps a failure of the feature module at `path` to a file error. */
+static pn_error inner_failure(const reader *rd, const char *path, const pn_error_info *inner)
+{
+    if (inner->code == PN_ERR_NOMEM)
+        return out_of_memory(rd);
+    return fail_at(rd, path, "%s", inner->message);
+}
+
+static pn_error read_targets(const reader *rd, size_t index, const json_t *targets, pn_rule *r)
+{
+    char path[64], kpath[192];
+    snprintf(path, sizeof path, "rules[%zu].targets", index);
+    if (!json_is_object(targets)) {
+        char d[64];
+        describe(targets, d, sizeof d);
+        return fail_at(rd, path, "expected an object mapping values to probabilities, got %s", d);
+    }
+    const int32_t m = pn_feature_table_size(r->table);
+    r->target = calloc((size_t)m, sizeof *r->target);
+    const char **owner = calloc((size_t)m, sizeof *owner);
+    if (!r->target || !owner) {
+        free(owner);
+        return out_of_memory(rd);
+    }
+    char ftext[PN_FEATURE_TEXT_MAX];
+    pn_feature_to_string(r->feature, ftext, sizeof ftext);
+    pn_error err = PN_OK;
+    double sum = 0.0;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)targets, key, v)
+    {
+        char shown[80];
+        show_text(key, shown, sizeof shown);
+        snprintf(kpath, sizeof kpath, "%s[\"%s\"]", path, shown);
+        int32_t cell = -1;
+        pn_error_info inner;
+        pn_error e = pn_feature_find_value(r->table, key, &cell, &inner);
+        if (e == PN_ERR_INVALID) {
+            err = fail_at(rd, kpath, "%s never takes the value '%s'", ftext, shown);
+            break;
+        }
+        if (e != PN_OK) {
+            err = inner_failure(rd, kpath, &inner);
+            break;
+        }
+        if (owner[cell]) {
+            char first[80];
+            show_text(owner[cell], first, sizeof first);
+            err = fail_at(rd, kpath, "the same value as targets[\"%s\"]", first);
+            break;
+        }
+        owner[cell] = key;
+        if (!json_is_number(v)) {
+            char d[64];
+            describe(v, d, sizeof d);
+            err = fail_at(rd, kpath, "expected a probability (a number), got %s", d);
+            break;
+        }
+        double p = json_number_value(v);
+        if (!isfinite(p)) {
+            err = fail_at(rd, kpath, "probability is not finite");
+            break;
+        }
+        if (p < 0.0) {
+            err = fail_at(rd, kpath, "negative probability %.10g", p);
+            break;
+        }
+        if (p > 1.0 + PN_RULES_SUM_TOLERANCE) {
+            err = fail_at(rd, kpath, "probability %.10g is above 1", p);
+            break;
+        }
+        r->target[cell] = p;
+        sum += p;
+    }
+    free(owner);
+    if (err != PN_OK)
+        return err;
+    if (!(fabs(sum - 1.0) <= PN_RULES_SUM_TOLERANCE))
+        return fail_at(rd, path, "probabilities sum to %.10g, not 1 (tolerance 1e-6)", sum);
+    return PN_OK;
+}
+
+static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index, const json_t *obj,
+                          pn_rule *r)
+{
+    char path[64], fpath[96];
+    snprintf(path, sizeof path, "rules[%zu]", index);
+    if (!json_is_object(obj)) {
+        char d[64];
+        describe(obj, d, sizeof d);
+        return fail_at(rd, path, "expected a rule object, got %s", d);
+    }
+    static const char *const keys[] = {"name", "feature", "targets", "description", NULL};
+    pn_error err = check_keys(rd, path, obj, keys);
+    if (err != PN_OK)
+        return err;
+
+    static const char *const required[] = {"name", "feature", "targets"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; ++i)
+        if (!json_object_get(obj, required[i]))
+            return fail_at(rd, path, "missing field \"%s\"", required[i]);
+    const json_t *desc = json_object_get(obj, "description");
+    if (desc && !json_is_string(desc)) {
+        snprintf(fpath, sizeof fpath, "%s.description", path);
+        return fail_at(rd, fpath, "expected a string");
+    }
+
+    const char *name = NULL;
+    snprintf(fpath, sizeof fpath, "%s.name", path);
+    if ((err = get_name(rd, fpath, json_object_get(obj, "name"), &name)) != PN_OK)
+        return err;
+    for (size_t j = 0; j < index; ++j)
+        if (strcmp(rs->rules[j].name, name) == 0) {
+            char shown[80];
+            show_text(name, shown, sizeof shown);
+            return fail_at(rd, fpath, "duplicate rule name \"%s\" (also rules[%zu])", shown, j);
+        }
+    if (!(r->name = dup_string(name)))
+        return out_of_memory(rd);
+
+    const json_t *feature = json_object_get(obj, "feature");
+    snprintf(fpath, sizeof fpath, "%s.feature", path);
+    if (!json_is_string(feature)) {
+        char d[64];
+        describe(feature, d, sizeof d);
+        return fail_at(rd, fpath, "expected a feature text, got %s", d);
+    }
+    pn_error_info inner;
+    if (pn_feature_parse(json_string_value(feature), rs->space.num_voices, &r->feature, &inner) !=
+        PN_OK)
+        return inner_failure(rd, fpath, &inner);
+    if (pn_feature_values(r->feature, &rs->space, &r->table, &inner) != PN_OK)
+        return inner_failure(rd, fpath, &inner);
+
+    return read_targets(rd, index, json_object_get(obj, "targets"), r);
+}
+
+static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **out)
+{
+    if (!json_is_object(root)) {
+        char d[64];
+        describe(root, d, sizeof d);
+        return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: expected a JSON object, got %s", rd->name,
+                       d);
+    }
+    static const char *const keys[] = {"format", "name", "description", "space", "rules", NULL};
+    pn_error err = check_keys(rd, "(top level)", root, keys);
+    if (err != PN_OK)
+        return err;
+
+    const json_t *format = json_object_get(root, "format");
+    if (!format)
+        return fail_at(rd, "format", "missing field, expected \"%s\"", PN_RULES_FORMAT);
+    if (!json_is_string(format)) {
+        char d[64];
+        describe(format, d, sizeof d);
+        return fail_at(rd, "format", "expected \"%s\", got %s", PN_RULES_FORMAT, d);
+    }
+    if (strcmp(json_string_value(format), PN_RULES_FORMAT) != 0) {
+        char shown[80];
+        show_text(json_string_value(format), shown, sizeof shown);
+        return fail_at(rd, "format", "expected \"%s\", got \"%s\"", PN_RULES_FORMAT, shown);
+    }
+    const json_t *jname = json_object_get(root, "name");
+    if (!jname)
+        return fail_at(rd, "name", "missing field");
+    const char *name = NULL;
+    if ((err = get_name(rd, "name", jname, &name)) != PN_OK)
+        return err;
+    const json_t *desc = json_object_get(root, "description");
+    if (desc && !json_is_string(desc))
+        return fail_at(rd, "description", "expected a string");
+
+    pn_space space;
+    if ((err = read_space(rd, root, &space)) != PN_OK)
+        return err;
+
+    const json_t *rules = json_object_get(root, "rules");
+    if (!rules)
+        return fail_at(rd, "rules", "missing field");
+    if (!json_is_array(rules)) {
+        char d[64];
+        describe(rules, d, sizeof d);
+        return fail_at(rd, "rules", "expected an array of rules, got %s", d);
+    }
+    size_t count = json_array_size(rules);
+    if (count == 0)
+        return fail_at(rd, "rules", "empty list, a rule set needs at least one rule");
+    if (count > PN_RULES_MAX_RULES)
+        return fail_at(rd, "rules", "%zu rules, at most %d are allowed", count, PN_RULES_MAX_RULES);
+
+    pn_rule_set *rs = calloc(1, sizeof *rs);
+    if (!rs)
+        return out_of_memory(rd);
+    rs->space = space;
+    rs->name = dup_string(name);
+    rs->rules = calloc(count, sizeof *rs->rules);
+    if (!rs->name || !rs->rules) {
+        pn_rule_set_free(rs);
+        return out_of_memory(rd);
+    }
+    for (size_t i = 0; i < count; ++i) {
+        /* counted before reading, so a failed rule is freed with the set */
+        rs->num_rules = (int32_t)i + 1;
+        err = read_rule(rd, rs, i, json_array_get(rules, i), &rs->rules[i]);
+        if (err != PN_OK) {
+            pn_rule_set_free(rs);
+            return err;
+        }
+    }
+    *out = rs;
+    return PN_OK;
+}
+
+/* Maps a jansson decoding failure to an error. */
+static pn_error decode_failure(const reader *rd, const json_error_t *je)
+{
+    switch (json_error_code(je)) {
+    case json_error_out_of_memory:
+        return out_of_memory(rd);
+    case json_error_cannot_open_file:
+        return pn_fail(rd->info, PN_ERR_IO, "%.200s: %s", rd->name, je->text);
+    default:
+        break;
+    }
+    if (je->line > 0)
+        return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: line %d column %d: %s", rd->name, je->line,
+                       je->column, je->text);
+    return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s", rd->name, je->text);
+}
+
+static pn_error parse_root(const reader *rd, json_t *root, const json_error_t *je,
+                           pn_rule_set **out)
+{
+    if (!root)
+        return decode_failure(rd, je);
+    pn_error err = from_json(rd, root, out);
+    json_decref(root);
+    return err;
+}
+
+pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
+                        pn_error_info *info)
+{
+    if (!out)
+        return pn_fail(info, PN_ERR_INVALID, "pn_rules_parse: out is NULL");
+    *out = NULL;
+    reader rd = {name ? name : "rules", info};
+    if (!text && len > 0)
+        return pn_fail(info, PN_ERR_INVALID, "%.200s: text is NULL", rd.name);
+    json_error_t je;
+    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
+    return parse_root(&rd, root, &je, out);
+}
+
+pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
+{
+    if (!out)
+        return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: out is NULL");
+    *out = NULL;
+    if (!path)
+        return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: path is NULL");
+    reader rd = {path, info};
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    return parse_root(&rd, root, &je, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The problem */
+
+pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
+                                pn_error_info *info)
+{
+    if (!out)
+        return pn_fail(info, PN_ERR_INVALID, "pn_rules_build_problem: out is NULL");
+    *out = NULL;
+    if (!rs || rs->num_rules < 1 || !rs->rules)
+        return pn_fail(info, PN_ERR_INVALID, "pn_rules_build_problem: no rule set given");
+    const int64_t n = pn_space_size(&rs->space);
+    if (n < 1 || n > PN_RULES_MAX_SPACE)
+        return pn_fail(info, PN_ERR_INVALID,
+                       "rule set %.100s: the space has %" PRId64
+                       " sonorities, more than the %" PRId64 " that can be de-overlapped",
+                       rs->name, n, PN_RULES_MAX_SPACE);
+    const int32_t K = rs->num_rules;
+    int32_t *sizes = malloc((size_t)K * sizeof *sizes);
+    const char **names = malloc((size_t)K * sizeof *names);
+    const pn_feature_table **tables = malloc((size_t)K * sizeof *tables);
+    if (!sizes || !names || !tables) {
+        free(sizes);
+        free(names);
+        free(tables);
+        return pn_fail(info, PN_ERR_NOMEM, "rule set %.100s: out of memory", rs->name);
+    }
+    int64_t rows = 0;
+    for (int32_t r = 0; r < K; ++r) {
+        sizes[r] = pn_feature_table_size(rs->rules[r].table);
+        names[r] = rs->rules[r].name;
+        tables[r] = rs->rules[r].table;
+        rows += sizes[r];
+    }
+    pn_error err = PN_OK;
+    pn_problem *prob = NULL;
+    pn_feature_set set = {rs->space, K, tables};
+    if (rows > INT32_MAX) {
+        err = pn_fail(info, PN_ERR_INVALID, "rule set %.100s: %" PRId64 " cells in all, too many",
+                      rs->name, rows);
+        goto done;
+    }
+    if ((err = pn_feature_set_check(&set, info)) != PN_OK)
+        goto done;
+    if ((err = pn_problem_create(n, K, sizes, names, &prob, info)) != PN_OK)
+        goto done;
+    for (int32_t r = 0; r < K; ++r)
+        memcpy(prob->target + prob->rule_start[r], rs->rules[r].target,
+               (size_t)sizes[r] * sizeof *prob->target);
+    if (group_of)
+        err = pn_deoverlap_map(prob, pn_feature_cells, &set, group_of, info);
+    else
+        err = pn_deoverlap(prob, pn_feature_cells, &set, info);
+done:
+    if (err != PN_OK) {
+        pn_problem_free(prob);
+        prob = NULL;
+    }
+    free(sizes);
+    free(names);
+    free(tables);
+    *out = prob;
+    return err;
+}

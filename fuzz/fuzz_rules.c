@@ -1,0 +1,114 @@
+/* libFuzzer target for the rule set reader (parse only).
+ *
+ * Any input must either fail with a parse error whose message names the
+ * input, or give a rule set whose targets are a distribution per rule.
+ * Anything else aborts, so the fuzzer reports it.
+ *
+ * Parsing builds every feature's value table, which for a large space takes
+ * up to seconds (the feature module allows 2^27 window combinations). To
+ * keep the fuzzer fast, inputs whose space has more than MAX_SONORITIES
+ * sonorities are skipped before parsing; the seeds use small spaces. The
+ * problem is not built here (de-overlap walks the whole space). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "parnassus/rules.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_SONORITIES ((int64_t)1 << 20)
+
+static void require(int condition)
+{
+    if (!condition)
+        abort();
+}
+
+static int int_or(const json_t *v, int fallback)
+{
+    if (!json_is_integer(v))
+        return fallback;
+    json_int_t x = json_integer_value(v);
+    return x < -1000 || x > 1000 ? fallback : (int)x;
+}
+
+/* Radix of a voice with pitches lo..hi, as an upper bound: invalid ranges
+ * are rejected by the reader before any table is built. */
+static int64_t radix(int lo, int hi)
+{
+    int64_t r = (int64_t)hi - lo + 2;
+    return r < 1 ? 1 : r > 129 ? 129 : r;
+}
+
+/* An upper bound on the number of sonorities of the input's space, or 0
+ * when the input is not a JSON object (the reader rejects it quickly). */
+static int64_t space_size(const uint8_t *data, size_t size)
+{
+    json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return 0;
+    }
+    const json_t *sp = json_object_get(root, "space");
+    int64_t n = 1;
+    if (!json_is_object(sp)) {
+        /* the default 4 voices x 55 values (or an invalid space) */
+        n = sp ? 0 : 55 * 55 * 55 * 55;
+    } else {
+        const json_t *ranges = json_object_get(sp, "ranges");
+        if (json_is_array(ranges)) {
+            size_t k = json_array_size(ranges);
+            for (size_t v = 0; v < k && v < 8; ++v) {
+                const json_t *pair = json_array_get(ranges, v);
+                n *=
+                    radix(int_or(json_array_get(pair, 0), 0), int_or(json_array_get(pair, 1), 127));
+            }
+        } else {
+            int k = int_or(json_object_get(sp, "voices"), 4);
+            k = k < 1 ? 1 : k > 8 ? 8 : k;
+            int64_t r = radix(int_or(json_object_get(sp, "low"), 31),
+                              int_or(json_object_get(sp, "high"), 84));
+            for (int v = 0; v < k; ++v)
+                n *= r;
+        }
+    }
+    json_decref(root);
+    return n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (space_size(data, size) > MAX_SONORITIES)
+        return 0;
+    pn_rule_set *rs = NULL;
+    pn_error_info info;
+    pn_error err = pn_rules_parse("input", (const char *)data, size, &rs, &info);
+    if (err != PN_OK) {
+        require(rs == NULL);
+        require(err == PN_ERR_PARSE || err == PN_ERR_NOMEM);
+        require(strncmp(info.message, "input:", 6) == 0);
+        return 0;
+    }
+    require(rs != NULL);
+    require(rs->num_rules >= 1);
+    for (int32_t r = 0; r < rs->num_rules; ++r) {
+        const pn_rule *rule = &rs->rules[r];
+        require(rule->name && rule->name[0] != '\0');
+        for (int32_t q = 0; q < r; ++q)
+            require(strcmp(rs->rules[q].name, rule->name) != 0);
+        double sum = 0;
+        int32_t m = pn_feature_table_size(rule->table);
+        require(m >= 1);
+        for (int32_t c = 0; c < m; ++c) {
+            require(rule->target[c] >= 0 && isfinite(rule->target[c]));
+            sum += rule->target[c];
+        }
+        require(fabs(sum - 1) <= PN_RULES_SUM_TOLERANCE);
+    }
+    pn_rule_set_free(rs);
+    return 0;
+}
