@@ -3,6 +3,8 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+
+#include "json_describe.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,37 +60,6 @@ static pn_corpus *new_corpus(int32_t num_voices, size_t num_pieces)
 /* ------------------------------------------------------------------------ */
 /* Reading */
 
-/* "an array", "a string", "3.5", ... for messages about a JSON value. */
-static void describe(const json_t *v, char *buf, size_t size)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        snprintf(buf, size, "an object");
-        break;
-    case JSON_ARRAY:
-        snprintf(buf, size, "an array");
-        break;
-    case JSON_STRING:
-        snprintf(buf, size, "a string");
-        break;
-    case JSON_INTEGER:
-        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        break;
-    case JSON_REAL:
-        snprintf(buf, size, "%.17g", json_real_value(v));
-        break;
-    case JSON_TRUE:
-        snprintf(buf, size, "true");
-        break;
-    case JSON_FALSE:
-        snprintf(buf, size, "false");
-        break;
-    case JSON_NULL:
-        snprintf(buf, size, "null");
-        break;
-    }
-}
-
 /* The split name as shown in messages: cut to SPLIT_NAME_MAX bytes. */
 static int split_len(const char *key)
 {
@@ -103,7 +74,7 @@ static pn_error read_chorale(const char *name, const char *key, size_t index, co
     char what[64];
     int kl = split_len(key);
     if (!json_is_array(chorale)) {
-        describe(chorale, what, sizeof what);
+        pn_json_describe(chorale, what, sizeof what);
         return pn_fail(info, PN_ERR_PARSE, "%s: %.*s[%zu]: expected an array of steps, got %s",
                        name, kl, key, index, what);
     }
@@ -124,7 +95,7 @@ static pn_error read_chorale(const char *name, const char *key, size_t index, co
     for (size_t t = 0; t < num_steps; ++t) {
         const json_t *step = json_array_get(chorale, t);
         if (!json_is_array(step)) {
-            describe(step, what, sizeof what);
+            pn_json_describe(step, what, sizeof what);
             return pn_fail(info, PN_ERR_PARSE,
                            "%s: %s[%zu]: expected an array of %d pitches, got %s", name, label, t,
                            PN_CHORALE_VOICES, what);
@@ -136,7 +107,7 @@ static pn_error read_chorale(const char *name, const char *key, size_t index, co
         for (size_t v = 0; v < k; ++v) {
             const json_t *p = json_array_get(step, v);
             if (!json_is_integer(p)) {
-                describe(p, what, sizeof what);
+                pn_json_describe(p, what, sizeof what);
                 return pn_fail(info, PN_ERR_PARSE,
                                "%s: %s[%zu][%zu]: expected an integer MIDI pitch or -1, got %s",
                                name, label, t, v, what);
@@ -160,7 +131,7 @@ static pn_error read_split(const char *name, const char *key, const json_t *arr,
     int kl = split_len(key);
     if (!json_is_array(arr)) {
         char what[64];
-        describe(arr, what, sizeof what);
+        pn_json_describe(arr, what, sizeof what);
         return pn_fail(info, PN_ERR_PARSE, "%s: %.*s: expected an array of chorales, got %s", name,
                        kl, key, what);
     }
@@ -191,7 +162,7 @@ static pn_error from_json(const char *name, const json_t *root, const char *spli
 {
     if (!json_is_object(root)) {
         char what[64];
-        describe(root, what, sizeof what);
+        pn_json_describe(root, what, sizeof what);
         return pn_fail(info, PN_ERR_PARSE,
                        "%s: top level: expected an object {\"train\": [...], ...}, got %s", name,
                        what);

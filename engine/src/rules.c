@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "json_describe.h"
+
 #include "parnassus/deoverlap.h"
 
 /* ------------------------------------------------------------------------ */
@@ -41,37 +43,6 @@ static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...
 static pn_error out_of_memory(const reader *rd)
 {
     return pn_fail(rd->info, PN_ERR_NOMEM, "%.200s: out of memory", rd->name);
-}
-
-/* "an array", "a string", "3.5", ... for messages about a JSON value. */
-static void describe(const json_t *v, char *buf, size_t size)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        snprintf(buf, size, "an object");
-        break;
-    case JSON_ARRAY:
-        snprintf(buf, size, "an array");
-        break;
-    case JSON_STRING:
-        snprintf(buf, size, "a string");
-        break;
-    case JSON_INTEGER:
-        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        break;
-    case JSON_REAL:
-        snprintf(buf, size, "%.17g", json_real_value(v));
-        break;
-    case JSON_TRUE:
-        snprintf(buf, size, "true");
-        break;
-    case JSON_FALSE:
-        snprintf(buf, size, "false");
-        break;
-    case JSON_NULL:
-        snprintf(buf, size, "null");
-        break;
-    }
 }
 
 /* A string from the file as shown in a message: '"' and '\' escaped,
@@ -125,7 +96,7 @@ static pn_error get_int(const reader *rd, const char *path, const json_t *v, int
 {
     if (!json_is_integer(v)) {
         char d[64];
-        describe(v, d, sizeof d);
+        pn_json_describe(v, d, sizeof d);
         return fail_at(rd, path, "expected an integer, got %s", d);
     }
     json_int_t x = json_integer_value(v);
@@ -140,7 +111,7 @@ static pn_error get_name(const reader *rd, const char *path, const json_t *v, co
 {
     if (!json_is_string(v)) {
         char d[64];
-        describe(v, d, sizeof d);
+        pn_json_describe(v, d, sizeof d);
         return fail_at(rd, path, "expected a string, got %s", d);
     }
     size_t len = json_string_length(v);
@@ -173,7 +144,7 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
     }
     if (!json_is_object(sp)) {
         char d[64];
-        describe(sp, d, sizeof d);
+        pn_json_describe(sp, d, sizeof d);
         return fail_at(rd, "space", "expected an object, got %s", d);
     }
     static const char *const keys[] = {"voices", "low", "high", "ranges", NULL};
@@ -195,7 +166,7 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
             return fail_at(rd, "space", "give either \"ranges\" or \"low\"/\"high\", not both");
         if (!json_is_array(ranges)) {
             char d[64];
-            describe(ranges, d, sizeof d);
+            pn_json_describe(ranges, d, sizeof d);
             return fail_at(rd, "space.ranges", "expected an array of [low, high] pairs, got %s", d);
         }
         size_t count = json_array_size(ranges);
@@ -276,7 +247,7 @@ static pn_error read_targets(const reader *rd, size_t index, const json_t *targe
     snprintf(path, sizeof path, "rules[%zu].targets", index);
     if (!json_is_object(targets)) {
         char d[64];
-        describe(targets, d, sizeof d);
+        pn_json_describe(targets, d, sizeof d);
         return fail_at(rd, path, "expected an object mapping values to probabilities, got %s", d);
     }
     const int32_t m = pn_feature_table_size(r->table);
@@ -317,7 +288,7 @@ static pn_error read_targets(const reader *rd, size_t index, const json_t *targe
         owner[cell] = key;
         if (!json_is_number(v)) {
             char d[64];
-            describe(v, d, sizeof d);
+            pn_json_describe(v, d, sizeof d);
             err = fail_at(rd, kpath, "expected a probability (a number), got %s", d);
             break;
         }
@@ -352,7 +323,7 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     snprintf(path, sizeof path, "rules[%zu]", index);
     if (!json_is_object(obj)) {
         char d[64];
-        describe(obj, d, sizeof d);
+        pn_json_describe(obj, d, sizeof d);
         return fail_at(rd, path, "expected a rule object, got %s", d);
     }
     static const char *const keys[] = {"name", "feature", "targets", "description", NULL};
@@ -387,7 +358,7 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     snprintf(fpath, sizeof fpath, "%s.feature", path);
     if (!json_is_string(feature)) {
         char d[64];
-        describe(feature, d, sizeof d);
+        pn_json_describe(feature, d, sizeof d);
         return fail_at(rd, fpath, "expected a feature text, got %s", d);
     }
     pn_error_info inner;
@@ -404,7 +375,7 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
 {
     if (!json_is_object(root)) {
         char d[64];
-        describe(root, d, sizeof d);
+        pn_json_describe(root, d, sizeof d);
         return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: expected a JSON object, got %s", rd->name,
                        d);
     }
@@ -418,7 +389,7 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
         return fail_at(rd, "format", "missing field, expected \"%s\"", PN_RULES_FORMAT);
     if (!json_is_string(format)) {
         char d[64];
-        describe(format, d, sizeof d);
+        pn_json_describe(format, d, sizeof d);
         return fail_at(rd, "format", "expected \"%s\", got %s", PN_RULES_FORMAT, d);
     }
     if (strcmp(json_string_value(format), PN_RULES_FORMAT) != 0) {
@@ -445,7 +416,7 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
         return fail_at(rd, "rules", "missing field");
     if (!json_is_array(rules)) {
         char d[64];
-        describe(rules, d, sizeof d);
+        pn_json_describe(rules, d, sizeof d);
         return fail_at(rd, "rules", "expected an array of rules, got %s", d);
     }
     size_t count = json_array_size(rules);

@@ -1,0 +1,33 @@
+#include "json_describe.h"
+
+#include <stdio.h>
+
+void pn_json_describe(const json_t *v, char *buf, size_t size)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        snprintf(buf, size, "an object");
+        break;
+    case JSON_ARRAY:
+        snprintf(buf, size, "an array");
+        break;
+    case JSON_STRING:
+        snprintf(buf, size, "a string");
+        break;
+    case JSON_INTEGER:
+        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        break;
+    case JSON_REAL:
+        snprintf(buf, size, "%.17g", json_real_value(v));
+        break;
+    case JSON_TRUE:
+        snprintf(buf, size, "true");
+        break;
+    case JSON_FALSE:
+        snprintf(buf, size, "false");
+        break;
+    case JSON_NULL:
+        snprintf(buf, size, "null");
+        break;
+    }
+}
