@@ -5,21 +5,13 @@
 #include <jansson.h>
 
 #include "json_describe.h"
+#include "text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Longest split name quoted in piece names and messages. */
 enum { SPLIT_NAME_MAX = 64 };
-
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 static void free_piece(pn_piece *p)
 {
@@ -85,7 +77,7 @@ static pn_error read_chorale(const char *name, const char *key, size_t index, co
 
     char label[SPLIT_NAME_MAX + 32];
     snprintf(label, sizeof label, "%.*s[%zu]", kl, key, index);
-    piece->name = dup_string(label);
+    piece->name = pn_copy_string(label);
     piece->num_voices = PN_CHORALE_VOICES;
     piece->num_steps = (int32_t)num_steps;
     piece->pitch = malloc(num_steps * PN_CHORALE_VOICES + 1);
@@ -281,7 +273,7 @@ pn_error pn_corpus_copy(const pn_corpus *in, pn_corpus **out, pn_error_info *inf
         size_t cells = (size_t)s->num_steps * (size_t)s->num_voices;
         d->num_voices = s->num_voices;
         d->num_steps = s->num_steps;
-        d->name = dup_string(s->name ? s->name : "");
+        d->name = pn_copy_string(s->name ? s->name : "");
         d->pitch = malloc(cells + 1);
         if (s->duration)
             d->duration = malloc((size_t)s->num_steps * sizeof *d->duration + 1);

@@ -1,4 +1,5 @@
 #include "parnassus/problem.h"
+#include "text.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -6,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *copy_string(const char *s)
+char *pn_copy_string(const char *s)
 {
     size_t len = strlen(s);
     char *out = malloc(len + 1);
@@ -53,7 +54,7 @@ pn_error pn_problem_create(int64_t n, int32_t num_rules, const int32_t *rule_siz
             snprintf(fallback, sizeof fallback, "rule%d", (int)r + 1);
             name = fallback;
         }
-        prob->rule_name[r] = copy_string(name);
+        prob->rule_name[r] = pn_copy_string(name);
         if (!prob->rule_name[r])
             goto nomem;
     }

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "json_describe.h"
+#include "text.h"
 
 #include "parnassus/deoverlap.h"
 
@@ -38,6 +39,14 @@ static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
     return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s: %s", rd->name, path, reason);
+}
+
+/* "PATH: expected WHAT, got <a description of v>" */
+static pn_error fail_type(const reader *rd, const char *path, const char *what, const json_t *v)
+{
+    char d[64];
+    pn_json_describe(v, d, sizeof d);
+    return fail_at(rd, path, "expected %s, got %s", what, d);
 }
 
 static pn_error out_of_memory(const reader *rd)
@@ -95,9 +104,7 @@ static pn_error get_int(const reader *rd, const char *path, const json_t *v, int
                         int *out)
 {
     if (!json_is_integer(v)) {
-        char d[64];
-        pn_json_describe(v, d, sizeof d);
-        return fail_at(rd, path, "expected an integer, got %s", d);
+        return fail_type(rd, path, "an integer", v);
     }
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi)
@@ -110,9 +117,7 @@ static pn_error get_int(const reader *rd, const char *path, const json_t *v, int
 static pn_error get_name(const reader *rd, const char *path, const json_t *v, const char **out)
 {
     if (!json_is_string(v)) {
-        char d[64];
-        pn_json_describe(v, d, sizeof d);
-        return fail_at(rd, path, "expected a string, got %s", d);
+        return fail_type(rd, path, "a string", v);
     }
     size_t len = json_string_length(v);
     if (len == 0)
@@ -121,15 +126,6 @@ static pn_error get_name(const reader *rd, const char *path, const json_t *v, co
         return fail_at(rd, path, "longer than %d bytes", PN_RULES_NAME_MAX);
     *out = json_string_value(v);
     return PN_OK;
-}
-
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -143,9 +139,7 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
         return PN_OK;
     }
     if (!json_is_object(sp)) {
-        char d[64];
-        pn_json_describe(sp, d, sizeof d);
-        return fail_at(rd, "space", "expected an object, got %s", d);
+        return fail_type(rd, "space", "an object", sp);
     }
     static const char *const keys[] = {"voices", "low", "high", "ranges", NULL};
     pn_error err = check_keys(rd, "space", sp, keys);
@@ -165,9 +159,7 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
         if (low || high)
             return fail_at(rd, "space", "give either \"ranges\" or \"low\"/\"high\", not both");
         if (!json_is_array(ranges)) {
-            char d[64];
-            pn_json_describe(ranges, d, sizeof d);
-            return fail_at(rd, "space.ranges", "expected an array of [low, high] pairs, got %s", d);
+            return fail_type(rd, "space.ranges", "an array of [low, high] pairs", ranges);
         }
         size_t count = json_array_size(ranges);
         if (count < 1 || count > PN_SPACE_MAX_VOICES)
@@ -246,9 +238,7 @@ static pn_error read_targets(const reader *rd, size_t index, const json_t *targe
     char path[64], kpath[192];
     snprintf(path, sizeof path, "rules[%zu].targets", index);
     if (!json_is_object(targets)) {
-        char d[64];
-        pn_json_describe(targets, d, sizeof d);
-        return fail_at(rd, path, "expected an object mapping values to probabilities, got %s", d);
+        return fail_type(rd, path, "an object mapping values to probabilities", targets);
     }
     const int32_t m = pn_feature_table_size(r->table);
     r->target = calloc((size_t)m, sizeof *r->target);
@@ -322,9 +312,7 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     char path[64], fpath[96];
     snprintf(path, sizeof path, "rules[%zu]", index);
     if (!json_is_object(obj)) {
-        char d[64];
-        pn_json_describe(obj, d, sizeof d);
-        return fail_at(rd, path, "expected a rule object, got %s", d);
+        return fail_type(rd, path, "a rule object", obj);
     }
     static const char *const keys[] = {"name", "feature", "targets", "description", NULL};
     pn_error err = check_keys(rd, path, obj, keys);
@@ -351,15 +339,13 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
             show_text(name, shown, sizeof shown);
             return fail_at(rd, fpath, "duplicate rule name \"%s\" (also rules[%zu])", shown, j);
         }
-    if (!(r->name = dup_string(name)))
+    if (!(r->name = pn_copy_string(name)))
         return out_of_memory(rd);
 
     const json_t *feature = json_object_get(obj, "feature");
     snprintf(fpath, sizeof fpath, "%s.feature", path);
     if (!json_is_string(feature)) {
-        char d[64];
-        pn_json_describe(feature, d, sizeof d);
-        return fail_at(rd, fpath, "expected a feature text, got %s", d);
+        return fail_type(rd, fpath, "a feature text", feature);
     }
     pn_error_info inner;
     if (pn_feature_parse(json_string_value(feature), rs->space.num_voices, &r->feature, &inner) !=
@@ -415,9 +401,7 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
     if (!rules)
         return fail_at(rd, "rules", "missing field");
     if (!json_is_array(rules)) {
-        char d[64];
-        pn_json_describe(rules, d, sizeof d);
-        return fail_at(rd, "rules", "expected an array of rules, got %s", d);
+        return fail_type(rd, "rules", "an array of rules", rules);
     }
     size_t count = json_array_size(rules);
     if (count == 0)
@@ -429,7 +413,7 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
     if (!rs)
         return out_of_memory(rd);
     rs->space = space;
-    rs->name = dup_string(name);
+    rs->name = pn_copy_string(name);
     rs->rules = calloc(count, sizeof *rs->rules);
     if (!rs->name || !rs->rules) {
         pn_rule_set_free(rs);
