@@ -387,6 +387,200 @@ static void test_truncated(void **state)
     assert_true(ok >= 1 && ok <= 2); /* with and without the final newline */
 }
 
+/* ------------------------------------------------------------------------ */
+/* Rules with a context */
+
+/* The rule's targets for a previous sonority, through pn_rules_targets. */
+static void targets_after(const pn_rule_set *rs, const int *previous, double *b)
+{
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_targets(rs, previous, b, &info) != PN_OK)
+        fail_msg("%s", info.message);
+}
+
+static int32_t cell_of(const pn_feature_table *t, const char *value)
+{
+    int32_t cell = -1;
+    pn_error_info info;
+    if (pn_feature_find_value(t, value, &cell, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    return cell;
+}
+
+static void test_context_file(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = read_ok("context.json");
+    assert_int_equal(rs->num_rules, 2);
+    assert_true(pn_rule_set_has_context(rs));
+    assert_string_equal(rs->description,
+                        "Two voices with five pitches each; the upper voice's motion depends on "
+                        "its previous pitch.");
+    const pn_rule *up = &rs->rules[0];
+    assert_non_null(up->context);
+    assert_null(rs->rules[1].context);
+    const pn_rule_context *c = up->context;
+    assert_true(c->smoothing == 2.0);
+    assert_int_equal(c->num_rows, 3);
+    /* listed cells come sorted whatever the file's order: 60 < 64 < R */
+    assert_int_equal(c->cell[0], cell_of(c->table, "60"));
+    assert_int_equal(c->cell[1], cell_of(c->table, "64"));
+    assert_int_equal(c->cell[2], cell_of(c->table, "R"));
+    assert_true(c->count[0] == 2.0 && c->count[1] == 6.0 && isinf(c->count[2]));
+
+    const int32_t m = pn_rule_set_num_rows(rs);
+    /* w(1): 5 pitches + R; the interval 8..16 semitones: 9 classes + R */
+    assert_int_equal(m, 6 + 10);
+    double b[32], back[32];
+    const int32_t c60 = cell_of(up->table, "60"), c62 = cell_of(up->table, "62"),
+                  c64 = cell_of(up->table, "64");
+
+    /* first step: the back-off targets of every rule */
+    targets_after(rs, NULL, back);
+    assert_true(back[c60] == 0.4 && back[c62] == 0.3 && back[c64] == 0.3);
+
+    /* after 64, seen 6 times, smoothing 2: (6 * row + 2 * back-off) / 8 */
+    const int after64[2] = {64, 50};
+    targets_after(rs, after64, b);
+    assert_true(fabs(b[c62] - (6.0 * 1.0 + 2.0 * 0.3) / 8.0) < 1e-15);
+    assert_true(fabs(b[c60] - 2.0 * 0.4 / 8.0) < 1e-15);
+    assert_true(fabs(b[c64] - 2.0 * 0.3 / 8.0) < 1e-15);
+    double sum = 0.0;
+    for (int32_t i = 0; i < 6; ++i)
+        sum += b[i];
+    assert_true(fabs(sum - 1.0) < 1e-12);
+    /* the unconditional rule keeps its targets whatever the context */
+    for (int32_t i = 6; i < m; ++i)
+        assert_true(b[i] == back[i]);
+
+    /* after 60, seen twice: half the row, half the back-off */
+    const int after60[2] = {60, PN_REST};
+    targets_after(rs, after60, b);
+    assert_true(fabs(b[c62] - (0.5 + 0.3) / 2.0) < 1e-15);
+    assert_true(fabs(b[c60] - 0.4 / 2.0) < 1e-15);
+
+    /* a context without a count is used as written */
+    const int after_rest[2] = {PN_REST, 48};
+    targets_after(rs, after_rest, b);
+    assert_true(b[c60] == 1.0 && b[c62] == 0.0);
+
+    /* a context that is not listed backs off */
+    const int after62[2] = {62, 48};
+    targets_after(rs, after62, b);
+    for (int32_t i = 0; i < m; ++i)
+        assert_true(b[i] == back[i]);
+
+    /* a previous sonority outside the space is an error, not a guess */
+    const int outside[2] = {70, 48};
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_rules_targets(rs, outside, b, &info), PN_ERR_INVALID);
+    assert_non_null(strstr(info.message, "outside its range"));
+
+    /* every step's targets are valid targets of the built problem */
+    pn_problem *prob = NULL;
+    if (pn_rules_build_problem(rs, &prob, NULL, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    targets_after(rs, after64, b);
+    assert_int_equal(pn_targets_validate(prob, b, &info), PN_OK);
+    pn_problem_free(prob);
+    pn_rule_set_free(rs);
+}
+
+/* Smoothing 0 uses a listed row as written; a context seen 0 times with
+ * smoothing 0 has nothing but the back-off. */
+static void test_context_smoothing_edges(void **state)
+{
+    (void)state;
+    char text[2048];
+    with_rules(text, sizeof text,
+               "{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"mod12(w(2))\",\"smoothing\":0,"
+               "\"targets\":{\"48\":1},"
+               "\"contexts\":{\"0\":{\"count\":3,\"targets\":{\"52\":1}},"
+               "\"1\":{\"count\":0,\"targets\":{\"50\":1}}}}");
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const pn_rule *r = &rs->rules[0];
+    double b[8];
+    const int after48[2] = {60, 48}, after49[2] = {60, 49};
+    targets_after(rs, after48, b);
+    assert_true(b[cell_of(r->table, "52")] == 1.0);
+    targets_after(rs, after49, b);
+    assert_true(b[cell_of(r->table, "48")] == 1.0);
+    /* the default smoothing when the file gives none */
+    pn_rule_set_free(rs);
+    with_rules(text, sizeof text,
+               "{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\",\"targets\":{\"48\":1}}");
+    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_true(rs->rules[0].context->smoothing == PN_RULES_DEFAULT_SMOOTHING);
+    assert_int_equal(rs->rules[0].context->num_rows, 0);
+    pn_rule_set_free(rs);
+}
+
+static void test_context_errors(void **state)
+{
+    (void)state;
+    const char *t = "\"targets\":{\"48\":1}";
+    char rule[1024];
+#define CTX_BAD(fields, frag1, frag2)                                                             \
+    do {                                                                                          \
+        snprintf(rule, sizeof rule, "{\"name\":\"a\",\"feature\":\"w(2)\",%s,%s}", t, fields);    \
+        rules_bad(rule, PN_ERR_PARSE, frag1, frag2);                                              \
+    } while (0)
+    CTX_BAD("\"smoothing\":1", "rules[0].smoothing: ", "only a rule with a \"context\"");
+    CTX_BAD("\"contexts\":{}", "rules[0].contexts: ", "only a rule with a \"context\"");
+    CTX_BAD("\"context\":3", "rules[0].context: ", "expected a feature text, got 3");
+    CTX_BAD("\"context\":\"w(3)\"", "rules[0].context: ", "w(3)");
+    CTX_BAD("\"context\":\"w(2)\",\"smoothing\":-1", "rules[0].smoothing: ", "must be a finite");
+    CTX_BAD("\"context\":\"w(2)\",\"smoothing\":\"x\"", "rules[0].smoothing: ",
+            "expected a number");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":[]", "rules[0].contexts: ",
+            "expected an object mapping context values");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"47\":{\"targets\":{\"48\":1}}}",
+            "rules[0].contexts[\"47\"]: ", "the context w(2) never takes the value '47'");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":1}},"
+            "\"(48)\":{\"targets\":{\"48\":1}}}",
+            "rules[0].contexts[\"(48)\"]: ", "the same context value as contexts[\"48\"]");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":3}", "rules[0].contexts[\"48\"]: ",
+            "expected an object with \"targets\"");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"count\":1}}",
+            "rules[0].contexts[\"48\"]: ", "missing field \"targets\"");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":1},\"n\":1}}",
+            "rules[0].contexts[\"48\"]: ", "unknown field \"n\"");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"count\":-2,\"targets\":{\"48\":1}}}",
+            "rules[0].contexts[\"48\"].count: ", "must be a finite number >= 0");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":0.5}}}",
+            "rules[0].contexts[\"48\"].targets: ", "probabilities sum to 0.5");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"61\":1}}}",
+            "rules[0].contexts[\"48\"].targets[\"61\"]: ", "w(2) never takes the value '61'");
+#undef CTX_BAD
+}
+
+/* A feature file: rules without targets, accepted only with the flag. */
+static void test_targets_optional(void **state)
+{
+    (void)state;
+    char text[2048];
+    with_rules(text, sizeof text,
+               "{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\"},"
+               "{\"name\":\"b\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}");
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_rules_parse("rules.json", text, strlen(text), &rs, &info), PN_ERR_PARSE);
+    assert_non_null(strstr(info.message, "rules[0]: missing field \"targets\""));
+    if (pn_rules_parse_ex("rules.json", text, strlen(text), PN_RULES_TARGETS_OPTIONAL, &rs,
+                          &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const int32_t m = pn_feature_table_size(rs->rules[0].table);
+    assert_int_equal(m, 6);
+    for (int32_t i = 0; i < m; ++i)
+        assert_true(fabs(rs->rules[0].target[i] - 1.0 / 6.0) < 1e-15);
+    assert_true(rs->rules[1].target[cell_of(rs->rules[1].table, "0")] == 1.0);
+    pn_rule_set_free(rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +592,10 @@ int main(void)
         cmocka_unit_test(test_errors_rules),
         cmocka_unit_test(test_error_from_file),
         cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_context_file),
+        cmocka_unit_test(test_context_smoothing_edges),
+        cmocka_unit_test(test_context_errors),
+        cmocka_unit_test(test_targets_optional),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 
 typedef struct reader {
     const char *name; /* shown first in every message */
+    unsigned flags;   /* PN_RULES_* */
     pn_error_info *info;
 } reader;
 
@@ -206,12 +207,26 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
 /* ------------------------------------------------------------------------ */
 /* Rules */
 
+static void free_context(pn_rule_context *c)
+{
+    if (!c)
+        return;
+    pn_feature_free(c->feature);
+    pn_feature_table_free(c->table);
+    free(c->cell);
+    free(c->count);
+    free(c->row);
+    free(c);
+}
+
 static void free_rule(pn_rule *r)
 {
     free(r->name);
+    free(r->description);
     pn_feature_free(r->feature);
     pn_feature_table_free(r->table);
     free(r->target);
+    free_context(r->context);
 }
 
 void pn_rule_set_free(pn_rule_set *rs)
@@ -222,6 +237,7 @@ void pn_rule_set_free(pn_rule_set *rs)
         free_rule(&rs->rules[i]);
     free(rs->rules);
     free(rs->name);
+    free(rs->description);
     free(rs);
 }
 
@@ -233,20 +249,20 @@ static pn_error inner_failure(const reader *rd, const char *path, const pn_error
     return fail_at(rd, path, "%s", inner->message);
 }
 
-static pn_error read_targets(const reader *rd, size_t index, const json_t *targets, pn_rule *r)
+/* Reads the distribution object at `path` over r's feature values into
+ * target (m entries, zeroed here). */
+static pn_error read_distribution(const reader *rd, const char *path, const json_t *targets,
+                                  const pn_rule *r, double *target)
 {
-    char path[64], kpath[192];
-    snprintf(path, sizeof path, "rules[%zu].targets", index);
+    char kpath[320];
     if (!json_is_object(targets)) {
         return fail_type(rd, path, "an object mapping values to probabilities", targets);
     }
     const int32_t m = pn_feature_table_size(r->table);
-    r->target = calloc((size_t)m, sizeof *r->target);
+    memset(target, 0, (size_t)m * sizeof *target);
     const char **owner = calloc((size_t)m, sizeof *owner);
-    if (!r->target || !owner) {
-        free(owner);
+    if (!owner)
         return out_of_memory(rd);
-    }
     char ftext[PN_FEATURE_TEXT_MAX];
     pn_feature_to_string(r->feature, ftext, sizeof ftext);
     pn_error err = PN_OK;
@@ -295,7 +311,7 @@ static pn_error read_targets(const reader *rd, size_t index, const json_t *targe
             err = fail_at(rd, kpath, "probability %.10g is above 1", p);
             break;
         }
-        r->target[cell] = p;
+        target[cell] = p;
         sum += p;
     }
     free(owner);
@@ -306,6 +322,170 @@ static pn_error read_targets(const reader *rd, size_t index, const json_t *targe
     return PN_OK;
 }
 
+/* An optional non-negative finite number field. */
+static pn_error get_nonnegative(const reader *rd, const char *path, const json_t *v, double *out)
+{
+    if (!json_is_number(v))
+        return fail_type(rd, path, "a number", v);
+    double x = json_number_value(v);
+    if (!isfinite(x) || x < 0.0)
+        return fail_at(rd, path, "must be a finite number >= 0, got %.10g", x);
+    *out = x;
+    return PN_OK;
+}
+
+typedef struct listed_context {
+    int32_t cell;
+    int32_t order; /* position in the file */
+} listed_context;
+
+static int compare_listed(const void *a, const void *b)
+{
+    const listed_context *x = a, *y = b;
+    return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+/* Reads one entry of "contexts": {"count": N, "targets": {...}}. */
+static pn_error read_context_entry(const reader *rd, const char *path, const json_t *entry,
+                                   const pn_rule *r, double *count, double *row)
+{
+    if (!json_is_object(entry))
+        return fail_type(rd, path, "an object with \"targets\" and an optional \"count\"", entry);
+    static const char *const keys[] = {"count", "targets", NULL};
+    pn_error err = check_keys(rd, path, entry, keys);
+    if (err != PN_OK)
+        return err;
+    char fpath[384];
+    const json_t *jcount = json_object_get(entry, "count");
+    *count = INFINITY;
+    if (jcount) {
+        snprintf(fpath, sizeof fpath, "%s.count", path);
+        if ((err = get_nonnegative(rd, fpath, jcount, count)) != PN_OK)
+            return err;
+    }
+    const json_t *targets = json_object_get(entry, "targets");
+    if (!targets)
+        return fail_at(rd, path, "missing field \"targets\"");
+    snprintf(fpath, sizeof fpath, "%s.targets", path);
+    return read_distribution(rd, fpath, targets, r, row);
+}
+
+/* Reads "context", "smoothing" and "contexts" of rules[index]. */
+static pn_error read_context(const reader *rd, const pn_rule_set *rs, size_t index,
+                             const json_t *obj, pn_rule *r)
+{
+    char path[64], fpath[256];
+    snprintf(path, sizeof path, "rules[%zu]", index);
+    const json_t *jcontext = json_object_get(obj, "context");
+    const json_t *jsmoothing = json_object_get(obj, "smoothing");
+    const json_t *jcontexts = json_object_get(obj, "contexts");
+    if (!jcontext) {
+        if (jsmoothing || jcontexts) {
+            snprintf(fpath, sizeof fpath, "%s.%s", path, jsmoothing ? "smoothing" : "contexts");
+            return fail_at(rd, fpath, "only a rule with a \"context\" feature takes this field");
+        }
+        return PN_OK;
+    }
+    pn_rule_context *c = calloc(1, sizeof *c);
+    if (!c)
+        return out_of_memory(rd);
+    r->context = c;
+    c->smoothing = PN_RULES_DEFAULT_SMOOTHING;
+    pn_error err;
+    snprintf(fpath, sizeof fpath, "%s.context", path);
+    if (!json_is_string(jcontext))
+        return fail_type(rd, fpath, "a feature text", jcontext);
+    pn_error_info inner;
+    if (pn_feature_parse(json_string_value(jcontext), rs->space.num_voices, &c->feature, &inner) !=
+        PN_OK)
+        return inner_failure(rd, fpath, &inner);
+    if (pn_feature_values(c->feature, &rs->space, &c->table, &inner) != PN_OK)
+        return inner_failure(rd, fpath, &inner);
+    if (jsmoothing) {
+        snprintf(fpath, sizeof fpath, "%s.smoothing", path);
+        if ((err = get_nonnegative(rd, fpath, jsmoothing, &c->smoothing)) != PN_OK)
+            return err;
+    }
+    if (!jcontexts)
+        return PN_OK;
+    snprintf(fpath, sizeof fpath, "%s.contexts", path);
+    if (!json_is_object(jcontexts))
+        return fail_type(rd, fpath, "an object mapping context values to distributions",
+                         jcontexts);
+
+    const size_t count = json_object_size(jcontexts);
+    const size_t m = (size_t)pn_feature_table_size(r->table);
+    if (count == 0)
+        return PN_OK;
+    /* every key is a distinct cell of the context table, so count fits */
+    listed_context *listed = malloc(count * sizeof *listed);
+    double *counts = malloc(count * sizeof *counts);
+    double *rows = malloc(count * m * sizeof *rows);
+    const char **owner = calloc((size_t)pn_feature_table_size(c->table), sizeof *owner);
+    c->cell = malloc(count * sizeof *c->cell);
+    c->count = malloc(count * sizeof *c->count);
+    c->row = malloc(count * m * sizeof *c->row);
+    err = PN_OK;
+    if (!listed || !counts || !rows || !owner || !c->cell || !c->count || !c->row) {
+        err = out_of_memory(rd);
+        goto done;
+    }
+    char ctext[PN_FEATURE_TEXT_MAX];
+    pn_feature_to_string(c->feature, ctext, sizeof ctext);
+    size_t i = 0;
+    const char *key;
+    const json_t *entry;
+    json_object_foreach((json_t *)(uintptr_t)jcontexts, key, entry)
+    {
+        char shown[80], kpath[320];
+        show_text(key, shown, sizeof shown);
+        snprintf(kpath, sizeof kpath, "%s.contexts[\"%s\"]", path, shown);
+        int32_t cell = -1;
+        pn_error e = pn_feature_find_value(c->table, key, &cell, &inner);
+        if (e == PN_ERR_INVALID) {
+            err = fail_at(rd, kpath, "the context %s never takes the value '%s'", ctext, shown);
+            goto done;
+        }
+        if (e != PN_OK) {
+            err = inner_failure(rd, kpath, &inner);
+            goto done;
+        }
+        if (owner[cell]) {
+            char first[80];
+            show_text(owner[cell], first, sizeof first);
+            err = fail_at(rd, kpath, "the same context value as contexts[\"%s\"]", first);
+            goto done;
+        }
+        owner[cell] = key;
+        listed[i].cell = cell;
+        listed[i].order = (int32_t)i;
+        if ((err = read_context_entry(rd, kpath, entry, r, &counts[i], rows + i * m)) != PN_OK)
+            goto done;
+        ++i;
+    }
+    qsort(listed, count, sizeof *listed, compare_listed);
+    for (size_t j = 0; j < count; ++j) {
+        const size_t from = (size_t)listed[j].order;
+        c->cell[j] = listed[j].cell;
+        c->count[j] = counts[from];
+        memcpy(c->row + j * m, rows + from * m, m * sizeof *rows);
+    }
+    c->num_rows = (int32_t)count;
+done:
+    free(listed);
+    free(counts);
+    free(rows);
+    free(owner);
+    return err;
+}
+
+/* Uniform targets, for a rule of a feature file that gives none. */
+static void uniform_targets(double *target, int32_t m)
+{
+    for (int32_t i = 0; i < m; ++i)
+        target[i] = 1.0 / (double)m;
+}
+
 static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index, const json_t *obj,
                           pn_rule *r)
 {
@@ -314,13 +494,15 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     if (!json_is_object(obj)) {
         return fail_type(rd, path, "a rule object", obj);
     }
-    static const char *const keys[] = {"name", "feature", "targets", "description", NULL};
+    static const char *const keys[] = {"name",      "feature",  "targets", "description",
+                                       "context",   "smoothing", "contexts", NULL};
     pn_error err = check_keys(rd, path, obj, keys);
     if (err != PN_OK)
         return err;
 
+    const int targets_optional = (rd->flags & PN_RULES_TARGETS_OPTIONAL) != 0;
     static const char *const required[] = {"name", "feature", "targets"};
-    for (size_t i = 0; i < sizeof required / sizeof *required; ++i)
+    for (size_t i = 0; i < sizeof required / sizeof *required - (size_t)targets_optional; ++i)
         if (!json_object_get(obj, required[i]))
             return fail_at(rd, path, "missing field \"%s\"", required[i]);
     const json_t *desc = json_object_get(obj, "description");
@@ -328,6 +510,8 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
         snprintf(fpath, sizeof fpath, "%s.description", path);
         return fail_at(rd, fpath, "expected a string");
     }
+    if (desc && !(r->description = pn_copy_string(json_string_value(desc))))
+        return out_of_memory(rd);
 
     const char *name = NULL;
     snprintf(fpath, sizeof fpath, "%s.name", path);
@@ -354,7 +538,18 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     if (pn_feature_values(r->feature, &rs->space, &r->table, &inner) != PN_OK)
         return inner_failure(rd, fpath, &inner);
 
-    return read_targets(rd, index, json_object_get(obj, "targets"), r);
+    const int32_t m = pn_feature_table_size(r->table);
+    if (!(r->target = calloc((size_t)m, sizeof *r->target)))
+        return out_of_memory(rd);
+    const json_t *targets = json_object_get(obj, "targets");
+    snprintf(fpath, sizeof fpath, "%s.targets", path);
+    if (targets)
+        err = read_distribution(rd, fpath, targets, r, r->target);
+    else
+        uniform_targets(r->target, m);
+    if (err != PN_OK)
+        return err;
+    return read_context(rd, rs, index, obj, r);
 }
 
 static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **out)
@@ -415,7 +610,9 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
     rs->space = space;
     rs->name = pn_copy_string(name);
     rs->rules = calloc(count, sizeof *rs->rules);
-    if (!rs->name || !rs->rules) {
+    if (desc)
+        rs->description = pn_copy_string(json_string_value(desc));
+    if (!rs->name || !rs->rules || (desc && !rs->description)) {
         pn_rule_set_free(rs);
         return out_of_memory(rd);
     }
@@ -459,13 +656,13 @@ static pn_error parse_root(const reader *rd, json_t *root, const json_error_t *j
     return err;
 }
 
-pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
-                        pn_error_info *info)
+pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
+                           pn_rule_set **out, pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_parse: out is NULL");
     *out = NULL;
-    reader rd = {name ? name : "rules", info};
+    reader rd = {name ? name : "rules", flags, info};
     if (!text && len > 0)
         return pn_fail(info, PN_ERR_INVALID, "%.200s: text is NULL", rd.name);
     json_error_t je;
@@ -473,17 +670,29 @@ pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_
     return parse_root(&rd, root, &je, out);
 }
 
-pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
+pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
+                        pn_error_info *info)
+{
+    return pn_rules_parse_ex(name, text, len, 0, out, info);
+}
+
+pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out,
+                          pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: out is NULL");
     *out = NULL;
     if (!path)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: path is NULL");
-    reader rd = {path, info};
+    reader rd = {path, flags, info};
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     return parse_root(&rd, root, &je, out);
+}
+
+pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
+{
+    return pn_rules_read_ex(path, 0, out, info);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -549,4 +758,82 @@ done:
     free(tables);
     *out = prob;
     return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Targets per step */
+
+int32_t pn_rule_set_num_rows(const pn_rule_set *rs)
+{
+    int32_t m = 0;
+    for (int32_t r = 0; r < rs->num_rules; ++r)
+        m += pn_feature_table_size(rs->rules[r].table);
+    return m;
+}
+
+int pn_rule_set_has_context(const pn_rule_set *rs)
+{
+    for (int32_t r = 0; r < rs->num_rules; ++r)
+        if (rs->rules[r].context)
+            return 1;
+    return 0;
+}
+
+/* Index of `cell` among the listed contexts, or -1. */
+static int32_t find_listed(const pn_rule_context *c, int32_t cell)
+{
+    int32_t lo = 0, hi = c->num_rows - 1;
+    while (lo <= hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (c->cell[mid] == cell)
+            return mid;
+        if (c->cell[mid] < cell)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+void pn_rule_targets_for_cell(const pn_rule *rule, int32_t context_cell, double *out)
+{
+    const int32_t m = pn_feature_table_size(rule->table);
+    const pn_rule_context *c = rule->context;
+    const int32_t i = (c && context_cell >= 0) ? find_listed(c, context_cell) : -1;
+    if (i < 0) {
+        memcpy(out, rule->target, (size_t)m * sizeof *out);
+        return;
+    }
+    const double *row = c->row + (size_t)i * (size_t)m;
+    const double count = c->count[i];
+    if (isinf(count)) {
+        memcpy(out, row, (size_t)m * sizeof *out);
+        return;
+    }
+    const double total = count + c->smoothing;
+    if (!(total > 0.0)) { /* never seen and no smoothing: nothing to go on but the back-off */
+        memcpy(out, rule->target, (size_t)m * sizeof *out);
+        return;
+    }
+    const double a = count / total, b = c->smoothing / total;
+    for (int32_t j = 0; j < m; ++j)
+        out[j] = a * row[j] + b * rule->target[j];
+}
+
+pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
+                          pn_error_info *info)
+{
+    double *out = b;
+    for (int32_t r = 0; r < rs->num_rules; ++r) {
+        const pn_rule *rule = &rs->rules[r];
+        int32_t cell = -1;
+        if (rule->context && previous) {
+            pn_error err = pn_feature_cell_of(rule->context->table, previous, &cell, info);
+            if (err != PN_OK)
+                return err;
+        }
+        pn_rule_targets_for_cell(rule, cell, out);
+        out += pn_feature_table_size(rule->table);
+    }
+    return PN_OK;
 }

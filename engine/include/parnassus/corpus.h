@@ -13,13 +13,13 @@
 #include <stdint.h>
 
 #include "parnassus/error.h"
+#include "parnassus/space.h" /* PN_REST */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum {
-    PN_REST = -1,          /* a silent voice */
     PN_CHORALE_VOICES = 4, /* soprano, alto, tenor, bass */
 };
 

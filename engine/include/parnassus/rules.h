@@ -8,6 +8,14 @@
  * table's cells; pn_rules_build_problem() turns the set into a de-overlapped
  * pn_problem.
  *
+ * A rule may be conditioned on the previous sonority through a context
+ * feature psi: for each listed value u of psi(x_{t-1}) it gives a
+ * distribution over the feature's values at x_t, with an observation count
+ * that sets how much it is smoothed toward the rule's unconditional
+ * ("back-off") targets. Only the targets depend on the context, never the
+ * partition, so a set is de-overlapped once and pn_rules_targets() gives
+ * the target vector b for each step.
+ *
  * Every problem found in a file is reported as PN_ERR_PARSE with a message
  * "<name>: <JSON path>: <reason>", e.g.
  * "rules.json: rules[1].targets: probabilities sum to 0.7, not 1 (tolerance 1e-6)". */
@@ -16,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "parnassus/error.h"
 #include "parnassus/feature.h"
@@ -40,19 +49,47 @@ enum {
     PN_RULES_NAME_MAX = 128,   /* longest rule or set name, terminator excluded */
 };
 
+/* Smoothing of a context rule when its file gives none: a listed context
+ * seen N times gets (N * row + kappa * back-off) / (N + kappa). */
+#define PN_RULES_DEFAULT_SMOOTHING 4.0
+
+/* How a rule depends on the previous sonority. Every array is malloc'ed and
+ * owned by the rule. */
+typedef struct pn_rule_context {
+    pn_feature *feature;     /* psi, evaluated on the previous sonority */
+    pn_feature_table *table; /* psi's values over the set's space */
+    double smoothing;        /* kappa >= 0, pseudo-observations of the back-off */
+    int32_t num_rows;        /* listed contexts, >= 0 */
+    int32_t *cell;           /* num_rows cells of table, strictly increasing */
+    double *count;           /* num_rows observation counts >= 0; INFINITY = not given */
+    double *row;             /* num_rows x m distributions, as written (each sums to 1) */
+} pn_rule_context;
+
 typedef struct pn_rule {
-    char *name;              /* unique within the set */
-    pn_feature *feature;     /* parsed for the set's space */
-    pn_feature_table *table; /* the feature's values over the space */
-    double *target;          /* pn_feature_table_size(table) entries, summing to 1 */
+    char *name;                /* unique within the set */
+    char *description;         /* NULL when the file has none */
+    pn_feature *feature;       /* parsed for the set's space */
+    pn_feature_table *table;   /* the feature's values over the space */
+    double *target;            /* m = pn_feature_table_size(table) entries, summing to 1:
+                                * the unconditional (back-off) distribution */
+    pn_rule_context *context;  /* NULL for an unconditional rule */
 } pn_rule;
 
 typedef struct pn_rule_set {
     char *name;
+    char *description; /* NULL when the file has none */
     pn_space space;
     int32_t num_rules; /* >= 1 */
     pn_rule *rules;
 } pn_rule_set;
+
+/* Flags for pn_rules_parse_ex() / pn_rules_read_ex(). */
+enum {
+    /* A "feature file": rules may leave out "targets" (and "contexts");
+     * their targets are then uniform over the feature's values and they
+     * list no contexts. Used by learning, which fills the targets in. */
+    PN_RULES_TARGETS_OPTIONAL = 1u << 0,
+};
 
 /* Parses a rule set from len bytes of JSON text; name is used in messages
  * (usually the file name). On failure *out is NULL. */
@@ -61,6 +98,12 @@ pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_
 
 /* Reads and parses the file at path (PN_ERR_IO if it cannot be opened). */
 pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info);
+
+/* As above, with PN_RULES_* flags. */
+pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
+                           pn_rule_set **out, pn_error_info *info);
+pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out,
+                          pn_error_info *info);
 
 void pn_rule_set_free(pn_rule_set *rs);
 
@@ -71,6 +114,32 @@ void pn_rule_set_free(pn_rule_set *rs);
  * has more than PN_RULES_MAX_SPACE sonorities or the rows do not fit. */
 pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
                                 pn_error_info *info);
+
+/* Writes rs as a "parnassus-rules/1" file that pn_rules_parse() reads back
+ * as the same set (targets with 17 significant digits; only nonzero ones
+ * are written). `name` is used in messages. PN_ERR_IO when writing fails. */
+pn_error pn_rules_write(const pn_rule_set *rs, FILE *out, const char *name, pn_error_info *info);
+
+/* m: the total number of cells (rows of A) of the set's rules. */
+int32_t pn_rule_set_num_rows(const pn_rule_set *rs);
+
+/* 1 when some rule of the set has a context. */
+int pn_rule_set_has_context(const pn_rule_set *rs);
+
+/* The target vector b for the next sonority: m entries in problem row
+ * order (rule by rule, cells in table order). `previous` holds the previous
+ * sonority's num_voices pitches (negative = rest), or is NULL at the first
+ * step; each context rule then uses the smoothed row of psi(previous), or
+ * its back-off targets when that context is not listed or previous is NULL.
+ * Allocation-free. PN_ERR_INVALID when a pitch of previous is outside the
+ * space. */
+pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
+                          pn_error_info *info);
+
+/* The smoothed distribution of rule r (m_r entries) for psi cell
+ * `context_cell`, or its back-off targets when context_cell < 0, the rule
+ * has no context or the cell is not listed. Allocation-free. */
+void pn_rule_targets_for_cell(const pn_rule *rule, int32_t context_cell, double *out);
 
 #ifdef __cplusplus
 }
