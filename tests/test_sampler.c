@@ -14,69 +14,10 @@
 #include <math.h>
 #include <pthread.h>
 
+#include "alloc_count.h"
 #include "parnassus/deoverlap.h"
 #include "parnassus/sampler.h"
 #include "test_support.h"
-
-/* ---- counting allocator (glibc builds without sanitizers only) ----
- *
- * The test binary's malloc family wraps glibc's own entry points and counts
- * calls while `alloc_counting` is set, so a test can assert that a draw
- * loop allocates nothing. Sanitizers interpose malloc themselves; there the
- * count is skipped (the draws still run under them). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define COUNT_ALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define COUNT_ALLOC 0
-#endif
-#endif
-#if !defined(COUNT_ALLOC)
-#if defined(__GLIBC__)
-#define COUNT_ALLOC 1
-#else
-#define COUNT_ALLOC 0
-#endif
-#endif
-
-#if COUNT_ALLOC
-static volatile int alloc_counting;
-static volatile long alloc_count;
-
-void *__libc_malloc(size_t size);
-void *__libc_calloc(size_t count, size_t size);
-void *__libc_realloc(void *ptr, size_t size);
-void __libc_free(void *ptr);
-
-void *malloc(size_t size)
-{
-    if (alloc_counting)
-        alloc_count = alloc_count + 1;
-    return __libc_malloc(size);
-}
-
-void *calloc(size_t count, size_t size)
-{
-    if (alloc_counting)
-        alloc_count = alloc_count + 1;
-    return __libc_calloc(count, size);
-}
-
-void *realloc(void *ptr, size_t size)
-{
-    if (alloc_counting)
-        alloc_count = alloc_count + 1;
-    return __libc_realloc(ptr, size);
-}
-
-void free(void *ptr)
-{
-    if (alloc_counting && ptr)
-        alloc_count = alloc_count + 1;
-    __libc_free(ptr);
-}
-#endif
 
 /* ---- helpers ---- */
 
@@ -895,17 +836,10 @@ static void test_no_allocation(void **state)
     pn_rng rng;
     pn_rng_seed(&rng, 1);
     int64_t sink = 0, many[32];
-#if COUNT_ALLOC
-    /* the counter sees an allocation of this test binary */
-    void *(*volatile alloc_fn)(size_t) = malloc;
-    alloc_count = 0;
-    alloc_counting = 1;
-    free(alloc_fn(16));
-    alloc_counting = 0;
-    assert_int_equal(alloc_count, 2);
-    alloc_count = 0;
-    alloc_counting = 1;
+#if ALLOC_COUNT_WORKS
+    assert_true(alloc_count_self_check());
 #endif
+    alloc_count_begin();
     /* everything between here and the check must not allocate */
     for (int round = 0; round < 3; ++round) {
         q[round] += 1.0;
@@ -921,17 +855,14 @@ static void test_no_allocation(void **state)
         pn_sampler_draw_many(s, &rng, many, 32);
         sink += many[31];
     }
-#if COUNT_ALLOC
-    alloc_counting = 0;
-    assert_int_equal(alloc_count, 0);
-#endif
+    assert_int_equal(alloc_count_end(), 0);
     assert_true(sink > 0);
     pn_alias_free(a);
     pn_conditional_free(c);
     pn_sampler_free(s);
     free(label_of);
     hand_problem_free(&h);
-#if !COUNT_ALLOC
+#if !ALLOC_COUNT_WORKS
     skip(); /* ran, but the allocator is the sanitizer's: nothing counted */
 #endif
 }

@@ -1,0 +1,74 @@
+/* Sequential generation from a rule set: draw x_t from the current
+ * realization p*, make x_t every context rule's previous sonority, re-realize
+ * warm, draw x_{t+1} (docs/generate.md).
+ *
+ * A generator owns everything one rule set needs: the de-overlapped problem
+ * (built once: contexts change only the targets), each sonority's group,
+ * the solver, and a sampler over the groups. Setup allocates; after it,
+ * pn_generator_advance(), pn_generator_set_knobs() and the draws allocate
+ * nothing. Draws only read, so one generator's draws may run on one thread
+ * while nothing else touches it; the generator itself is not thread-safe. */
+#ifndef PARNASSUS_GENERATE_H
+#define PARNASSUS_GENERATE_H
+
+#include <stdint.h>
+
+#include "parnassus/error.h"
+#include "parnassus/problem.h"
+#include "parnassus/rng.h"
+#include "parnassus/rules.h"
+#include "parnassus/sampler.h"
+#include "parnassus/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pn_generator pn_generator;
+
+/* Builds the problem of rs (which must outlive the generator), sets up the
+ * solver with `settings` (NULL = defaults) and realizes the first step's
+ * targets (every context rule backs off) with a cold solve. */
+pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
+                             pn_generator **out, pn_error_info *info);
+void pn_generator_free(pn_generator *gen);
+
+/* New knobs (or any settings) and a warm re-realization. */
+pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double alpha,
+                                pn_error_info *info);
+
+/* Makes `previous` (k pitches, negative = rest; NULL = start over) the
+ * context of the next step and re-realizes warm. PN_ERR_INVALID when a
+ * pitch is outside the space. */
+pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_info *info);
+
+/* A sonority drawn from the current realization into pitches (k entries,
+ * PN_REST for a rest). Returns its index x in the space. */
+int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches);
+
+/* A sonority drawn from the current realization given that voice `voice`
+ * (0-based) sounds `pitch` (negative = rests): p(x | x_voice = pitch).
+ * Returns -1, writing nothing, when the voice's range does not hold the
+ * pitch or the realization gives it no mass. Sets up the voice's
+ * conditional tables at the first call for that voice (allocates then;
+ * pn_generator_prepare_conditional() does it ahead of time). */
+int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng *rng,
+                                int *pitches);
+pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error_info *info);
+
+/* One step of sequential generation: draw, then advance to it. */
+pn_error pn_generator_step(pn_generator *gen, pn_rng *rng, int *pitches, pn_error_info *info);
+
+const pn_rule_set *pn_generator_rules(const pn_generator *gen);
+const pn_problem *pn_generator_problem(const pn_generator *gen);
+const pn_solver *pn_generator_solver(const pn_generator *gen);
+/* The targets b of the current step (m entries). */
+const double *pn_generator_targets(const pn_generator *gen);
+/* How the last realization ended. */
+const pn_info *pn_generator_last_info(const pn_generator *gen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,217 @@
+/* Sequential generation from a rule set (parnassus/generate.h). */
+#include "parnassus/generate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parnassus/space.h"
+
+struct pn_generator {
+    const pn_rule_set *rules;
+    pn_problem *prob;
+    int32_t *group_of; /* n entries: each sonority's group */
+    pn_group_index *index;
+    pn_solver *solver;
+    pn_sampler *sampler;
+    double *target; /* m entries: b of the current step */
+    pn_info last;
+    /* per voice, set up on demand: draws with that voice fixed */
+    pn_conditional *given[PN_SPACE_MAX_VOICES];
+    int given_stale[PN_SPACE_MAX_VOICES]; /* its masses predate the last realization */
+};
+
+void pn_generator_free(pn_generator *gen)
+{
+    if (!gen)
+        return;
+    for (int v = 0; v < PN_SPACE_MAX_VOICES; ++v)
+        pn_conditional_free(gen->given[v]);
+    pn_sampler_free(gen->sampler);
+    pn_solver_free(gen->solver);
+    pn_group_index_free(gen->index);
+    pn_problem_free(gen->prob);
+    free(gen->group_of);
+    free(gen->target);
+    free(gen);
+}
+
+/* Realizes the current targets and hands the masses to the sampler. */
+static pn_error realize(pn_generator *gen, pn_start start, pn_error_info *info)
+{
+    pn_error err = pn_solver_solve(gen->solver, start, &gen->last, info);
+    if (err != PN_OK)
+        return err;
+    if ((err = pn_sampler_set_q(gen->sampler, pn_solver_q(gen->solver), info)) != PN_OK)
+        return err;
+    for (int v = 0; v < PN_SPACE_MAX_VOICES; ++v)
+        gen->given_stale[v] = 1;
+    return PN_OK;
+}
+
+pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
+                             pn_generator **out, pn_error_info *info)
+{
+    if (!out)
+        return pn_fail(info, PN_ERR_INVALID, "pn_generator_create: out is NULL");
+    *out = NULL;
+    if (!rs)
+        return pn_fail(info, PN_ERR_INVALID, "pn_generator_create: no rule set given");
+    const int64_t n = pn_space_size(&rs->space);
+    if (n < 1 || n > PN_RULES_MAX_SPACE)
+        return pn_fail(info, PN_ERR_INVALID, "rule set %.100s: a space of %lld sonorities is too large",
+                       rs->name, (long long)n);
+    pn_generator *gen = calloc(1, sizeof *gen);
+    if (!gen)
+        return pn_fail(info, PN_ERR_NOMEM, "pn_generator_create: out of memory");
+    gen->rules = rs;
+    pn_settings s;
+    if (settings)
+        s = *settings;
+    else
+        pn_settings_default(&s);
+    pn_error err = PN_OK;
+    gen->group_of = malloc((size_t)n * sizeof *gen->group_of);
+    gen->target = malloc((size_t)pn_rule_set_num_rows(rs) * sizeof *gen->target);
+    if (!gen->group_of || !gen->target) {
+        err = pn_fail(info, PN_ERR_NOMEM, "pn_generator_create: out of memory");
+        goto fail;
+    }
+    if ((err = pn_rules_build_problem(rs, &gen->prob, gen->group_of, info)) != PN_OK)
+        goto fail;
+    if ((err = pn_group_index_build(gen->group_of, n, gen->prob->num_groups, &gen->index, info)) !=
+        PN_OK)
+        goto fail;
+    if ((err = pn_solver_create(gen->prob, &s, &gen->solver, info)) != PN_OK)
+        goto fail;
+    if ((err = pn_sampler_create(gen->prob, gen->index, &gen->sampler, info)) != PN_OK)
+        goto fail;
+    if ((err = pn_rules_targets(rs, NULL, gen->target, info)) != PN_OK)
+        goto fail;
+    if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
+        goto fail;
+    if ((err = realize(gen, PN_START_COLD, info)) != PN_OK)
+        goto fail;
+    *out = gen;
+    return PN_OK;
+fail:
+    pn_generator_free(gen);
+    return err;
+}
+
+pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double alpha,
+                                pn_error_info *info)
+{
+    pn_settings s = *pn_solver_settings(gen->solver);
+    s.log2_lambda_w = log2_lambda_w;
+    s.alpha = alpha;
+    pn_error err = pn_solver_update_settings(gen->solver, &s, info);
+    if (err != PN_OK)
+        return err;
+    return realize(gen, PN_START_WARM, info);
+}
+
+pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_info *info)
+{
+    pn_error err = pn_rules_targets(gen->rules, previous, gen->target, info);
+    if (err != PN_OK)
+        return err;
+    if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
+        return err;
+    return realize(gen, PN_START_WARM, info);
+}
+
+int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches)
+{
+    const int64_t x = pn_sampler_draw(gen->sampler, rng);
+    if (x >= 0)
+        (void)pn_space_decode(&gen->rules->space, x, pitches, NULL);
+    return x;
+}
+
+pn_error pn_generator_step(pn_generator *gen, pn_rng *rng, int *pitches, pn_error_info *info)
+{
+    if (pn_generator_draw(gen, rng, pitches) < 0)
+        return pn_fail(info, PN_ERR_INVALID, "pn_generator_step: the realization has no mass");
+    return pn_generator_advance(gen, pitches, info);
+}
+
+/* The label of a voice's value: 0 for a rest, 1 + pitch - low otherwise. */
+static int32_t voice_label(const pn_space *space, int voice, int pitch)
+{
+    return pitch < 0 ? 0 : (int32_t)(pitch - space->low[voice] + 1);
+}
+
+pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error_info *info)
+{
+    const pn_space *space = &gen->rules->space;
+    if (voice < 0 || voice >= space->num_voices)
+        return pn_fail(info, PN_ERR_INVALID, "voice %d: the space has voices 1..%d", voice + 1,
+                       space->num_voices);
+    if (gen->given[voice])
+        return PN_OK;
+    const int64_t n = gen->prob->n;
+    int32_t *label_of = malloc((size_t)n * sizeof *label_of);
+    if (!label_of)
+        return pn_fail(info, PN_ERR_NOMEM, "pn_generator_prepare_conditional: out of memory");
+    /* mixed radix, voice 1 most significant (space.h): the digit of `voice` */
+    int64_t stride = 1;
+    for (int v = space->num_voices - 1; v > voice; --v)
+        stride *= pn_space_radix(space, v);
+    const int64_t radix = pn_space_radix(space, voice);
+    for (int64_t x = 0; x < n; ++x)
+        label_of[x] = (int32_t)((x / stride) % radix);
+    pn_error err =
+        pn_conditional_create(gen->index, label_of, (int32_t)radix, &gen->given[voice], info);
+    free(label_of);
+    if (err != PN_OK)
+        return err;
+    gen->given_stale[voice] = 1;
+    return PN_OK;
+}
+
+int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng *rng,
+                                int *pitches)
+{
+    const pn_space *space = &gen->rules->space;
+    if (voice < 0 || voice >= space->num_voices)
+        return -1;
+    if (pitch >= 0 && (pitch < space->low[voice] || pitch > space->high[voice]))
+        return -1;
+    if (!gen->given[voice] && pn_generator_prepare_conditional(gen, voice, NULL) != PN_OK)
+        return -1;
+    if (gen->given_stale[voice]) {
+        if (pn_conditional_set_q(gen->given[voice], pn_solver_q(gen->solver), NULL) != PN_OK)
+            return -1;
+        gen->given_stale[voice] = 0;
+    }
+    const int64_t x =
+        pn_conditional_draw(gen->given[voice], voice_label(space, voice, pitch), rng);
+    if (x >= 0)
+        (void)pn_space_decode(space, x, pitches, NULL);
+    return x;
+}
+
+const pn_rule_set *pn_generator_rules(const pn_generator *gen)
+{
+    return gen->rules;
+}
+
+const pn_problem *pn_generator_problem(const pn_generator *gen)
+{
+    return gen->prob;
+}
+
+const pn_solver *pn_generator_solver(const pn_generator *gen)
+{
+    return gen->solver;
+}
+
+const double *pn_generator_targets(const pn_generator *gen)
+{
+    return gen->target;
+}
+
+const pn_info *pn_generator_last_info(const pn_generator *gen)
+{
+    return &gen->last;
+}
