@@ -15,11 +15,12 @@
 
 static const char command[] = "path";
 
-enum { OPT_ALPHA, OPT_LAMBDA_P, OPT_SEED, OPT_JSON, OPT_CSV, OPT_PLOT, NUM_OPTIONS };
+enum { OPT_ALPHA, OPT_LAMBDA_P, OPT_SEED, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_CONTEXT, NUM_OPTIONS };
 
 static const pn_cli_option path_options[NUM_OPTIONS] = {
-    [OPT_ALPHA] = {"alpha", 1}, [OPT_LAMBDA_P] = {"lambda-p", 1}, [OPT_SEED] = {"seed", 1},
-    [OPT_JSON] = {"json", 0},   [OPT_CSV] = {"csv", 1},           [OPT_PLOT] = {"plot", 1},
+    [OPT_ALPHA] = {"alpha", 1},     [OPT_LAMBDA_P] = {"lambda-p", 1}, [OPT_SEED] = {"seed", 1},
+    [OPT_JSON] = {"json", 0},       [OPT_CSV] = {"csv", 1},           [OPT_PLOT] = {"plot", 1},
+    [OPT_CONTEXT] = {"context", 1},
 };
 
 static void print_help(const pn_path_settings *d)
@@ -27,7 +28,8 @@ static void print_help(const pn_path_settings *d)
     printf("usage: parnassus path FILE [options]\n"
            "\n"
            "Computes the lambda_w solution path of the rule system in FILE (an\n"
-           "instance file, full or grouped form): log2(lambda_w) on a grid of step %g,\n"
+           "instance file, full or grouped form, or a parnassus-rules/1 rule set):\n"
+           "log2(lambda_w) on a grid of step %g,\n"
            "grown down from 0 until w* stops being group selective or stops changing,\n"
            "and up until the group norms converge, within [%g, %g].\n"
            "\n"
@@ -39,6 +41,9 @@ static void print_help(const pn_path_settings *d)
            "  --csv OUT       write one CSV row per point to OUT\n"
            "  --plot OUT      draw the path (group norms and weighted error) to OUT,\n"
            "                  a .png or .svg file of 900 x 600 pixels\n"
+           "  --context P1,..,Pk  the previous sonority, for a rule set: MIDI pitches\n"
+           "                  or R, voice 1 (soprano) first; without it the first-step\n"
+           "                  (back-off) targets\n"
            "  -h, --help      show this help\n"
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
@@ -52,6 +57,7 @@ typedef struct path_request {
     int json;
     const char *csv;
     const char *plot;
+    const char *context;
 } path_request;
 
 /* Fills req from the command line; returns PN_EXIT_OK, PN_EXIT_USAGE, or
@@ -74,8 +80,12 @@ static int parse_request(int argc, char **argv, path_request *req)
     req->json = a.value[OPT_JSON] != NULL;
     req->csv = a.value[OPT_CSV];
     req->plot = a.value[OPT_PLOT];
+    req->context = a.value[OPT_CONTEXT];
     if (req->plot && !pn_plot_format_known(req->plot))
         return pn_cli_usage_error(command, "--plot: '%s' must end in .png or .svg", req->plot);
+    int context[PN_SPACE_MAX_VOICES], count;
+    if (req->context && pn_cli_parse_context(command, req->context, context, &count) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     const char *v;
     if ((v = a.value[OPT_ALPHA]) &&
         pn_cli_real(command, "alpha", v, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
@@ -137,8 +147,9 @@ static int write_csv(const char *path, const pn_problem *prob, const pn_path *p)
     return 0;
 }
 
-static int write_plot(const char *out, const char *file, const pn_path *p, const pn_problem *prob)
+static int write_plot(const char *out, const char *file, const pn_path *p, const pn_cli_problem *lp)
 {
+    const pn_problem *prob = lp->prob;
     const size_t P = (size_t)p->num_points, K = (size_t)p->num_rules;
     double *x = malloc(P * sizeof *x), *err = malloc(P * sizeof *err);
     double *norm = malloc(P * K * sizeof *norm);
@@ -151,8 +162,14 @@ static int write_plot(const char *out, const char *file, const pn_path *p, const
             memcpy(norm + i * K, p->points[i].group_norm, K * sizeof *norm);
         }
         char title[512];
-        snprintf(title, sizeof title, "%s \xE2\x80\x94 \xCE\xB1 = %g, \xCE\xBBp = %g",
-                 pn_cli_basename(file), p->alpha, p->lambda_p);
+        char ctx[PN_SPACE_MAX_VOICES * 5 + 16] = "";
+        if (lp->has_context) {
+            memcpy(ctx, ", context ", 11);
+            pn_cli_format_pitches(lp->context, lp->rules->space.num_voices, ctx + 10,
+                                  sizeof ctx - 10);
+        }
+        snprintf(title, sizeof title, "%s \xE2\x80\x94 \xCE\xB1 = %g, \xCE\xBBp = %g%s",
+                 pn_cli_basename(file), p->alpha, p->lambda_p, ctx);
         rc = pn_plot_path(out, title, p->num_rules, (const char *const *)prob->rule_name,
                           p->num_points, x, norm, err, message, sizeof message);
     }
@@ -164,10 +181,23 @@ static int write_plot(const char *out, const char *file, const pn_path *p, const
     return rc;
 }
 
-static void print_table(const char *file, const pn_path *p, double seconds)
+static void print_table(const char *file, const pn_cli_problem *lp, const pn_path *p,
+                        double seconds)
 {
-    printf("path of %s: alpha %g, lambda_p %g, %d points, %d alternations\n\n", file, p->alpha,
+    printf("path of %s: alpha %g, lambda_p %g, %d points, %d alternations\n", file, p->alpha,
            p->lambda_p, p->num_points, p->total_alternations);
+    if (lp->rules) {
+        char ctx[PN_SPACE_MAX_VOICES * 5 + 1];
+        pn_cli_format_pitches(lp->context, lp->rules->space.num_voices, ctx, sizeof ctx);
+        printf("rule set %s, context %s\n", lp->rules->name,
+               lp->has_context ? ctx : "none (first-step targets)");
+        for (int r = 0; r < p->num_rules; ++r) {
+            char feature[PN_FEATURE_TEXT_MAX];
+            pn_feature_to_string(lp->rules->rules[r].feature, feature, sizeof feature);
+            printf("  rule %d: %s = %s\n", r + 1, lp->rules->rules[r].name, feature);
+        }
+    }
+    putchar('\n');
     printf("%14s  %14s  %8s  %9s  %s\n", "log2(lambda_w)", "weighted error", "selected",
            "selective", "rules");
     for (int i = 0; i < p->num_points; ++i) {
@@ -184,8 +214,9 @@ static void print_table(const char *file, const pn_path *p, double seconds)
 }
 
 /* Computes the path and writes everything asked for. */
-static int run(const path_request *req, const pn_problem *prob, pn_instance_form form)
+static int run(const path_request *req, const pn_cli_problem *lp)
 {
+    const pn_problem *prob = lp->prob;
     pn_error_info err = {0};
     pn_path *path = NULL;
     double t0 = pn_timer_now();
@@ -198,12 +229,13 @@ static int run(const path_request *req, const pn_problem *prob, pn_instance_form
     int rc = PN_EXIT_OK;
     if (req->csv && write_csv(req->csv, prob, path) != 0)
         rc = PN_EXIT_FAILURE;
-    if (rc == PN_EXIT_OK && req->plot && write_plot(req->plot, req->file, path, prob) != 0)
+    if (rc == PN_EXIT_OK && req->plot && write_plot(req->plot, req->file, path, lp) != 0)
         rc = PN_EXIT_FAILURE;
     if (rc == PN_EXIT_OK) {
-        pn_json_instance in = {req->file, form, prob};
+        pn_json_instance in = {req->file, lp->form, prob, lp->rules,
+                               lp->has_context ? lp->context : NULL};
         if (!req->json)
-            print_table(req->file, path, seconds);
+            print_table(req->file, lp, path, seconds);
         else if (pn_json_write_path(stdout, &in, &req->settings.solver, path, seconds) != 0)
             rc = PN_EXIT_FAILURE;
     }
@@ -217,12 +249,11 @@ int pn_cmd_path(int argc, char **argv)
     int rc = parse_request(argc, argv, &req);
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
-    pn_problem *prob = NULL;
-    pn_instance_form form = PN_FORM_FULL;
-    rc = pn_cli_load_instance("path", req.file, &prob, &form);
+    pn_cli_problem lp;
+    rc = pn_cli_load_problem(command, req.file, req.context, &lp);
     if (rc != PN_EXIT_OK)
         return rc;
-    rc = run(&req, prob, form);
-    pn_problem_free(prob);
+    rc = run(&req, &lp);
+    pn_cli_problem_free(&lp);
     return rc;
 }

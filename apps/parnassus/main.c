@@ -19,6 +19,9 @@ typedef struct subcommand {
 static const subcommand subcommands[] = {
     {"solve", pn_cmd_solve, "realize a rule system at one setting of the knobs"},
     {"path", pn_cmd_path, "compute the lambda_w solution path (table, JSON, CSV, plot)"},
+    {"learn", pn_cmd_learn, "learn a rule set's targets from chorales or MIDI files"},
+    {"sample", pn_cmd_sample, "generate music from a rule set into a MIDI file"},
+    {"analyze", pn_cmd_analyze, "which rules a piece follows, and each rule's error"},
 };
 
 enum { NUM_SUBCOMMANDS = sizeof subcommands / sizeof subcommands[0] };

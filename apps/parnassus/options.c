@@ -145,6 +145,153 @@ int pn_cli_load_instance(const char *command, const char *file, pn_problem **pro
     }
 }
 
+int pn_cli_parse_context(const char *command, const char *text, int *pitches, int *count)
+{
+    int k = 0;
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (k == PN_SPACE_MAX_VOICES)
+            return pn_cli_usage_error(command, "--context: more than %d pitches in '%s'",
+                                      PN_SPACE_MAX_VOICES, text);
+        if (len == 1 && (p[0] == 'R' || p[0] == 'r')) {
+            pitches[k++] = PN_REST;
+        } else {
+            int value = 0;
+            size_t digits = 0;
+            while (digits < len && digits < 4 && p[digits] >= '0' && p[digits] <= '9')
+                value = 10 * value + (p[digits++] - '0');
+            if (len == 0 || digits != len || value > 127)
+                return pn_cli_usage_error(command,
+                                          "--context: '%.*s' is not a MIDI pitch (0..127) or R "
+                                          "(in '%s')",
+                                          (int)(len < 40 ? len : 40), p, text);
+            pitches[k++] = value;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *count = k;
+    return PN_EXIT_OK;
+}
+
+void pn_cli_format_pitches(const int *pitches, int count, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (int v = 0; v < count && used < size; ++v) {
+        int n = pitches[v] < 0
+                    ? snprintf(buf + used, size - used, "%sR", v ? "," : "")
+                    : snprintf(buf + used, size - used, "%s%d", v ? "," : "", pitches[v]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+int pn_cli_is_rule_set(const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return 0;
+    int c;
+    do
+        c = fgetc(f);
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    fclose(f);
+    return c == '{';
+}
+
+/* Exit status for an engine error while reading input. */
+static int input_status(pn_error code)
+{
+    switch (code) {
+    case PN_ERR_IO:
+    case PN_ERR_PARSE:
+    case PN_ERR_INVALID:
+        return PN_EXIT_USAGE;
+    default:
+        return PN_EXIT_FAILURE;
+    }
+}
+
+int pn_cli_load_rules(const char *command, const char *file, pn_rule_set **out)
+{
+    pn_error_info err = {0};
+    pn_error code = pn_rules_read(file, out, &err);
+    if (code == PN_OK)
+        return PN_EXIT_OK;
+    fprintf(stderr, "parnassus %s: %s\n", command, err.message);
+    return input_status(code);
+}
+
+/* Checks the --context pitches against the set's space. */
+static int check_context(const char *command, const pn_rule_set *rs, const char *text,
+                         const int *pitches, int count)
+{
+    const pn_space *sp = &rs->space;
+    if (count != sp->num_voices)
+        return pn_cli_usage_error(command,
+                                  "--context: expected %d pitches (one per voice of the rule "
+                                  "set, voice 1 first), got %d in '%s'",
+                                  sp->num_voices, count, text);
+    for (int v = 0; v < count; ++v)
+        if (pitches[v] >= 0 && (pitches[v] < sp->low[v] || pitches[v] > sp->high[v]))
+            return pn_cli_usage_error(command,
+                                      "--context: pitch %d of voice %d is outside the rule "
+                                      "set's range %d..%d for that voice",
+                                      pitches[v], v + 1, sp->low[v], sp->high[v]);
+    return PN_EXIT_OK;
+}
+
+void pn_cli_problem_free(pn_cli_problem *p)
+{
+    pn_problem_free(p->prob);
+    pn_rule_set_free(p->rules);
+    memset(p, 0, sizeof *p);
+}
+
+int pn_cli_load_problem(const char *command, const char *file, const char *context_text,
+                        pn_cli_problem *out)
+{
+    memset(out, 0, sizeof *out);
+    out->form = PN_FORM_FULL;
+    int count = 0, rc;
+    if (context_text &&
+        (rc = pn_cli_parse_context(command, context_text, out->context, &count)) != PN_EXIT_OK)
+        return rc;
+    if (!pn_cli_is_rule_set(file)) {
+        if (context_text)
+            return pn_cli_usage_error(
+                command, "--context needs a rule set, but %s is an instance file", file);
+        return pn_cli_load_instance(command, file, &out->prob, &out->form);
+    }
+    if ((rc = pn_cli_load_rules(command, file, &out->rules)) != PN_EXIT_OK)
+        return rc;
+    if (context_text) {
+        if ((rc = check_context(command, out->rules, context_text, out->context, count)) !=
+            PN_EXIT_OK) {
+            pn_cli_problem_free(out);
+            return rc;
+        }
+        out->has_context = 1;
+    }
+    pn_error_info err = {0};
+    pn_error code = pn_rules_build_problem(out->rules, &out->prob, NULL, &err);
+    if (code == PN_OK && out->has_context)
+        code = pn_rules_targets(out->rules, out->context, out->prob->target, &err);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus %s: %s: %s\n", command, file, err.message);
+        pn_cli_problem_free(out);
+        return input_status(code);
+    }
+    return PN_EXIT_OK;
+}
+
 const char *pn_cli_basename(const char *path)
 {
     const char *slash = strrchr(path, '/');

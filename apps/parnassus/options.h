@@ -4,10 +4,13 @@
 #ifndef PARNASSUS_CLI_OPTIONS_H
 #define PARNASSUS_CLI_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parnassus/error.h"
 #include "parnassus/instance_io.h"
+#include "parnassus/rules.h"
+#include "parnassus/space.h"
 
 enum {
     PN_EXIT_OK = 0,
@@ -62,11 +65,57 @@ int pn_cli_seed(const char *command, const char *option, const char *text, uint6
 int pn_cli_load_instance(const char *command, const char *file, pn_problem **prob,
                          pn_instance_form *form);
 
+/* ---- Rule systems: instance files and rule sets ----
+ *
+ * solve and path read either an instance file (docs/instance-format.md) or
+ * a rule set ("parnassus-rules/1", docs/rule-format.md): a file whose first
+ * byte other than white space is '{' is a rule set. A rule set may be
+ * realized for a given previous sonority (--context). */
+
+typedef struct pn_cli_problem {
+    pn_problem *prob;      /* the de-overlapped problem; targets for the context */
+    pn_instance_form form; /* instance files: their form */
+    pn_rule_set *rules;    /* rule sets: the set; NULL for an instance file */
+    int has_context;       /* --context was given (rule sets only) */
+    int context[PN_SPACE_MAX_VOICES]; /* its pitches, voice 1 first, PN_REST for a rest */
+} pn_cli_problem;
+
+/* The syntax of --context: comma-separated MIDI pitches 0..127 or R (a
+ * rest), voice 1 (soprano) first, 1..PN_SPACE_MAX_VOICES of them. Stores
+ * the pitches and their count; prints a usage error and returns
+ * PN_EXIT_USAGE for anything else. */
+int pn_cli_parse_context(const char *command, const char *text, int *pitches, int *count);
+
+/* 1 when FILE starts, after white space, with '{' (a rule set); 0 otherwise,
+ * also when it cannot be read (the reader then reports why). */
+int pn_cli_is_rule_set(const char *file);
+
+/* Reads FILE (an instance file or a rule set) for `command`. context_text
+ * is the value of --context or NULL: for a rule set its pitches must match
+ * the set's voices and ranges, and the targets become those of
+ * pn_rules_targets() for that previous sonority (without it: the first-step
+ * back-off targets); for an instance file it is a usage error. On failure
+ * prints the reason (naming the file) and returns PN_EXIT_USAGE for bad
+ * input or PN_EXIT_FAILURE; *out is then empty. */
+int pn_cli_load_problem(const char *command, const char *file, const char *context_text,
+                        pn_cli_problem *out);
+
+void pn_cli_problem_free(pn_cli_problem *p);
+
+/* Reads a rule set for `command` (reporting errors like pn_cli_load_problem). */
+int pn_cli_load_rules(const char *command, const char *file, pn_rule_set **out);
+
+/* "72,67,R,48" for k pitches (PN_REST as R) into buf. */
+void pn_cli_format_pitches(const int *pitches, int count, char *buf, size_t size);
+
 /* The last component of a path, for titles ("dir/a1.txt" -> "a1.txt"). */
 const char *pn_cli_basename(const char *path);
 
 /* The subcommands: argv holds the words after the subcommand's name. */
 int pn_cmd_solve(int argc, char **argv);
 int pn_cmd_path(int argc, char **argv);
+int pn_cmd_learn(int argc, char **argv);
+int pn_cmd_sample(int argc, char **argv);
+int pn_cmd_analyze(int argc, char **argv);
 
 #endif

@@ -1,0 +1,396 @@
+/* parnassus learn: a rule set's targets from chorales or a MIDI file
+ * (docs/learning.md). */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus_load.h"
+#include "default_features.h"
+#include "options.h"
+#include "parnassus/learn.h"
+#include "parnassus/rules.h"
+
+static const char command[] = "learn";
+
+enum { OPT_OUTPUT, OPT_FEATURES, OPT_MODE, OPT_TONIC, OPT_SPLIT, OPT_GRID, OPT_NAME, NUM_OPTIONS };
+
+static const pn_cli_option learn_options[NUM_OPTIONS] = {
+    [OPT_OUTPUT] = {"output", 1}, [OPT_FEATURES] = {"features", 1}, [OPT_MODE] = {"mode", 1},
+    [OPT_TONIC] = {"tonic", 1},   [OPT_SPLIT] = {"split", 1},       [OPT_GRID] = {"grid", 1},
+    [OPT_NAME] = {"name", 1},
+};
+
+enum { MAX_GRID = 64 };
+
+static void print_help(void)
+{
+    printf("usage: parnassus learn CORPUS -o RULES.json [options]\n"
+           "\n"
+           "Learns the targets of a rule set from CORPUS: a chorale file (.json, the\n"
+           "JSB form {\"train\": [...], ...}) or a Standard MIDI File (one voice per\n"
+           "track or channel). Every piece is moved to a common tonic; each rule's\n"
+           "targets become the distribution of its feature over the sonorities, and\n"
+           "a rule with a context gets one distribution per previous context value.\n"
+           "\n"
+           "options:\n"
+           "  -o, --output FILE  the rule set to write ('-' for standard output; required)\n"
+           "  --features FILE    rule set or feature file whose space, features, contexts\n"
+           "                     and smoothing are used (default: the built-in set)\n"
+           "  --mode M           major, minor or any: which pieces to learn from (default major)\n"
+           "  --tonic T          C, C#, Db, ..., B or 0..11: move every key there, or\n"
+           "                     'keep' to leave the pieces as they are (default C)\n"
+           "  --split S          train, valid, test or all: the chorale file's part\n"
+           "                     (default all; ignored for MIDI files)\n"
+           "  --grid G           events: one step per change of sonority (default);\n"
+           "                     N (1..%d): one step every N sixteenth notes\n"
+           "  --name NAME        name of the learned set (default: the output's file name)\n"
+           "  -h, --help         show this help\n"
+           "\n"
+           "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
+           "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
+           MAX_GRID);
+}
+
+typedef struct learn_request {
+    const char *corpus;
+    const char *output;
+    const char *features;
+    const char *name;
+    pn_cli_corpus_options corpus_options;
+} learn_request;
+
+/* "C", "c#", "Db", "Bb", ... or 0..11; -1 for "keep". Returns 0 or -2. */
+static int parse_tonic(const char *text, int *out)
+{
+    if (strcmp(text, "keep") == 0) {
+        *out = -1;
+        return 0;
+    }
+    size_t len = strlen(text);
+    if (len >= 1 && len <= 2 && strspn(text, "0123456789") == len) {
+        int v = atoi(text);
+        if (v > 11)
+            return -2;
+        *out = v;
+        return 0;
+    }
+    static const char letters[] = "CDEFGAB";
+    static const int pcs[] = {0, 2, 4, 5, 7, 9, 11};
+    const char *l = strchr(letters, toupper((unsigned char)text[0]));
+    if (text[0] == '\0' || !l || len > 2)
+        return -2;
+    int pc = pcs[l - letters];
+    if (len == 2) {
+        if (text[1] == '#')
+            pc += 1;
+        else if (text[1] == 'b')
+            pc -= 1;
+        else
+            return -2;
+    }
+    *out = (pc + 12) % 12;
+    return 0;
+}
+
+/* Fills req; returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was
+ * printed. */
+static int parse_request(int argc, char **argv, learn_request *req)
+{
+    pn_cli_args a;
+    memset(req, 0, sizeof *req);
+    pn_cli_corpus_options_default(&req->corpus_options);
+    pn_cli_corpus_options *o = &req->corpus_options;
+    o->mode = PN_CLI_MODE_MAJOR;
+    o->tonic = 0;
+    o->grid = 0;
+    int rc = pn_cli_parse(command, learn_options, NUM_OPTIONS, 1, argc, argv, &a);
+    if (rc != PN_EXIT_OK)
+        return rc;
+    if (a.help) {
+        print_help();
+        return -1;
+    }
+    const char *v;
+    if ((v = a.value[OPT_MODE])) {
+        if (strcmp(v, "major") == 0)
+            o->mode = PN_CLI_MODE_MAJOR;
+        else if (strcmp(v, "minor") == 0)
+            o->mode = PN_CLI_MODE_MINOR;
+        else if (strcmp(v, "any") == 0)
+            o->mode = PN_CLI_MODE_ANY;
+        else
+            return pn_cli_usage_error(command, "--mode must be major, minor or any (got '%s')", v);
+    }
+    if ((v = a.value[OPT_TONIC]) && parse_tonic(v, &o->tonic) != 0)
+        return pn_cli_usage_error(command,
+                                  "--tonic must be a note name (C, F#, Bb, ...), 0..11 or keep "
+                                  "(got '%s')",
+                                  v);
+    if ((v = a.value[OPT_SPLIT])) {
+        if (strcmp(v, "all") == 0)
+            o->split = NULL;
+        else if (strcmp(v, "train") == 0 || strcmp(v, "valid") == 0 || strcmp(v, "test") == 0)
+            o->split = v;
+        else
+            return pn_cli_usage_error(command,
+                                      "--split must be train, valid, test or all (got '%s')", v);
+    }
+    if ((v = a.value[OPT_GRID])) {
+        size_t len = strlen(v);
+        if (strcmp(v, "events") == 0) {
+            o->grid = 0;
+        } else if (len >= 1 && len <= 2 && strspn(v, "0123456789") == len && atoi(v) >= 1 &&
+                   atoi(v) <= MAX_GRID) {
+            o->grid = atoi(v);
+        } else {
+            return pn_cli_usage_error(command, "--grid must be events or 1..%d (got '%s')",
+                                      MAX_GRID, v);
+        }
+    }
+    if ((v = a.value[OPT_NAME])) {
+        if (strlen(v) > PN_RULES_NAME_MAX)
+            return pn_cli_usage_error(command, "--name is longer than %d bytes", PN_RULES_NAME_MAX);
+        req->name = v;
+    }
+    req->features = a.value[OPT_FEATURES];
+    req->output = a.value[OPT_OUTPUT];
+    if (a.num_args < 1)
+        return pn_cli_usage_error(command, "missing CORPUS");
+    req->corpus = a.arg[0];
+    if (!req->output)
+        return pn_cli_usage_error(command, "missing -o RULES.json (where to write the rule set)");
+    return PN_EXIT_OK;
+}
+
+/* An exit status for an engine error: bad input or a failure. */
+static int status_of(pn_error code)
+{
+    return code == PN_ERR_NOMEM || code == PN_ERR_NUMERIC ? PN_EXIT_FAILURE : PN_EXIT_USAGE;
+}
+
+static pn_error load_features(const learn_request *req, pn_rule_set **rs, pn_error_info *err)
+{
+    if (req->features)
+        return pn_rules_read_ex(req->features, PN_RULES_TARGETS_OPTIONAL, rs, err);
+    return pn_rules_parse_ex(PN_DEFAULT_FEATURES_NAME, pn_default_features_json,
+                             strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs, err);
+}
+
+/* The set's name: --name, or the output's file name without ".json". */
+static int set_name(pn_rule_set *rs, const learn_request *req)
+{
+    char buf[PN_RULES_NAME_MAX + 1];
+    if (req->name) {
+        snprintf(buf, sizeof buf, "%s", req->name);
+    } else if (strcmp(req->output, "-") == 0) {
+        snprintf(buf, sizeof buf, "%s", rs->name);
+    } else {
+        const char *base = pn_cli_basename(req->output);
+        size_t len = strlen(base);
+        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+            len -= 5;
+        if (len > PN_RULES_NAME_MAX)
+            len = PN_RULES_NAME_MAX;
+        memcpy(buf, base, len);
+        buf[len] = '\0';
+        if (len == 0)
+            snprintf(buf, sizeof buf, "%s", rs->name);
+    }
+    char *name = malloc(strlen(buf) + 1);
+    if (!name)
+        return -1;
+    strcpy(name, buf);
+    free(rs->name);
+    rs->name = name;
+    return 0;
+}
+
+/* The description: the features' own (without what an earlier learning
+ * added), then where the targets came from. */
+static int set_description(pn_rule_set *rs, const char *summary)
+{
+    static const char learned[] = "Learned from ";
+    const char *old = rs->description ? rs->description : "";
+    size_t keep = strlen(old);
+    const char *earlier = strstr(old, learned);
+    if (earlier && (earlier == old || earlier[-1] == ' '))
+        keep = (size_t)(earlier - old);
+    while (keep > 0 && old[keep - 1] == ' ')
+        --keep;
+    size_t len = keep + 1 + strlen(learned) + strlen(summary) + 2;
+    char *d = malloc(len);
+    if (!d)
+        return -1;
+    snprintf(d, len, "%.*s%s%s%s.", (int)keep, old, keep > 0 ? " " : "", learned, summary);
+    free(rs->description);
+    rs->description = d;
+    return 0;
+}
+
+/* Writes rs to path ("-": standard output); the file is removed if it
+ * cannot be completed. */
+static int write_rules(const pn_rule_set *rs, const char *path)
+{
+    pn_error_info err = {PN_OK, ""};
+    if (strcmp(path, "-") == 0) {
+        if (pn_rules_write(rs, stdout, "standard output", &err) != PN_OK) {
+            fprintf(stderr, "parnassus learn: %s\n", err.message);
+            return -1;
+        }
+        return 0;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "parnassus learn: %s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    pn_error code = pn_rules_write(rs, f, path, &err);
+    if (fclose(f) != 0 && code == PN_OK)
+        code = pn_fail(&err, PN_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s\n", err.message);
+        remove(path);
+        return -1;
+    }
+    return 0;
+}
+
+static int32_t nonzero(const double *x, int32_t n)
+{
+    int32_t count = 0;
+    for (int32_t i = 0; i < n; ++i)
+        count += x[i] != 0.0;
+    return count;
+}
+
+static void print_report(FILE *out, const pn_rule_set *rs, const char *features,
+                         const char *summary, const pn_learn_report *rep, const char *output)
+{
+    fprintf(out, "corpus     %s\n", summary);
+    fprintf(out, "features   %s: %" PRId32 " rules, %" PRId32 " rows\n", features, rs->num_rules,
+            pn_rule_set_num_rows(rs));
+    fprintf(
+        out, "counted    %" PRId64 " sonorities in %" PRId32 " piece%s, %" PRId64 " transitions\n",
+        rep->steps_used, rep->pieces_used, rep->pieces_used == 1 ? "" : "s", rep->transitions_used);
+    fprintf(out,
+            "skipped    %" PRId64 " sonorities and %" PRId64
+            " transitions (a pitch outside the space)\n",
+            rep->steps_skipped, rep->transitions_skipped);
+    fprintf(out, "wrote      %s (\"%s\")\n\n",
+            strcmp(output, "-") == 0 ? "standard output" : output, rs->name);
+    int width = 4, fwidth = 7, cwidth = 7;
+    char text[PN_FEATURE_TEXT_MAX];
+    for (int32_t r = 0; r < rs->num_rules; ++r) {
+        const pn_rule *rule = &rs->rules[r];
+        int len = (int)strlen(rule->name);
+        width = len > width ? (len < 32 ? len : 32) : width;
+        len = (int)pn_feature_to_string(rule->feature, text, sizeof text);
+        fwidth = len > fwidth ? (len < 40 ? len : 40) : fwidth;
+        if (rule->context) {
+            len = (int)pn_feature_to_string(rule->context->feature, text, sizeof text);
+            cwidth = len > cwidth ? (len < 40 ? len : 40) : cwidth;
+        }
+    }
+    fprintf(out, "%-*s  %-*s  %-11s  %-*s  %s\n", width, "rule", fwidth, "feature", "values seen",
+            cwidth, "context", "contexts listed");
+    for (int32_t r = 0; r < rs->num_rules; ++r) {
+        const pn_rule *rule = &rs->rules[r];
+        const int32_t m = pn_feature_table_size(rule->table);
+        char seen[48];
+        snprintf(seen, sizeof seen, "%" PRId32 " of %" PRId32, nonzero(rule->target, m), m);
+        pn_feature_to_string(rule->feature, text, sizeof text);
+        fprintf(out, "%-*s  %-*s  %-11s  ", width, rule->name, fwidth, text, seen);
+        const pn_rule_context *c = rule->context;
+        if (!c) {
+            fprintf(out, "-\n");
+            continue;
+        }
+        pn_feature_to_string(c->feature, text, sizeof text);
+        fprintf(out, "%-*s  %" PRId32 " of %" PRId32 ", smoothing %g\n", cwidth, text, c->num_rows,
+                pn_feature_table_size(c->table), c->smoothing);
+    }
+}
+
+static int run(const learn_request *req)
+{
+    pn_error_info err = {PN_OK, ""};
+    pn_rule_set *rs = NULL;
+    pn_error code = load_features(req, &rs, &err);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s\n", err.message);
+        return status_of(code);
+    }
+    pn_cli_corpus_options o = req->corpus_options;
+    o.num_voices = rs->space.num_voices;
+    o.space = &rs->space;
+    pn_corpus *corpus = NULL;
+    char summary[512];
+    int rc = PN_EXIT_OK;
+    code = pn_cli_load_corpus(req->corpus, &o, &corpus, summary, sizeof summary, &err);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s\n", err.message);
+        rc = status_of(code);
+        goto done;
+    }
+    if (corpus->num_pieces == 0) {
+        fprintf(stderr, "parnassus learn: %s: no piece left to learn from (%s)\n", req->corpus,
+                summary);
+        rc = PN_EXIT_USAGE;
+        goto done;
+    }
+    pn_learn_settings s;
+    pn_learn_settings_default(&s);
+    pn_learn_report rep;
+    code = pn_learn(rs, corpus, &s, &rep, &err);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s: %s\n", req->corpus, err.message);
+        rc = status_of(code);
+        goto done;
+    }
+    if (set_name(rs, req) != 0 || set_description(rs, summary) != 0) {
+        fprintf(stderr, "parnassus learn: out of memory\n");
+        rc = PN_EXIT_FAILURE;
+        goto done;
+    }
+    if (write_rules(rs, req->output) != 0) {
+        rc = PN_EXIT_FAILURE;
+        goto done;
+    }
+    /* the report goes to standard output unless the rule set does */
+    print_report(strcmp(req->output, "-") == 0 ? stderr : stdout, rs,
+                 req->features ? req->features : PN_DEFAULT_FEATURES_NAME, summary, &rep,
+                 req->output);
+done:
+    pn_corpus_free(corpus);
+    pn_rule_set_free(rs);
+    return rc;
+}
+
+int pn_cmd_learn(int argc, char **argv)
+{
+    /* "-o FILE" is the short form of "--output FILE" */
+    char output[] = "--output";
+    char **args = malloc(((size_t)argc + 1) * sizeof *args);
+    if (!args) {
+        fprintf(stderr, "parnassus learn: out of memory\n");
+        return PN_EXIT_FAILURE;
+    }
+    int options_done = 0;
+    for (int i = 0; i < argc; ++i) {
+        args[i] = argv[i];
+        if (strcmp(argv[i], "--") == 0)
+            options_done = 1;
+        else if (!options_done && strcmp(argv[i], "-o") == 0)
+            args[i] = output;
+    }
+    args[argc] = NULL;
+    learn_request req;
+    int rc = parse_request(argc, args, &req);
+    free(args);
+    if (rc != PN_EXIT_OK)
+        return rc < 0 ? PN_EXIT_OK : rc;
+    return run(&req);
+}

@@ -1,0 +1,296 @@
+/* parnassus sample: sequential generation from a rule set into a Standard
+ * MIDI File (docs/cli.md). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "midi_file.h"
+#include "options.h"
+#include "parnassus/generate.h"
+#include "parnassus/rules.h"
+#include "timer.h"
+
+static const char command[] = "sample";
+
+enum {
+    OPT_LOG2_LW,
+    OPT_ALPHA,
+    OPT_SEED,
+    OPT_STEPS,
+    OPT_BPM,
+    OPT_DIVISION,
+    OPT_KEY,
+    OPT_OUTPUT,
+    OPT_NO_TIES,
+    OPT_VELOCITY,
+    OPT_INDEPENDENT,
+    NUM_OPTIONS
+};
+
+static const pn_cli_option sample_options[NUM_OPTIONS] = {
+    [OPT_LOG2_LW] = {"log2-lambda-w", 1}, [OPT_ALPHA] = {"alpha", 1},
+    [OPT_SEED] = {"seed", 1},             [OPT_STEPS] = {"steps", 1},
+    [OPT_BPM] = {"bpm", 1},               [OPT_DIVISION] = {"division", 1},
+    [OPT_KEY] = {"key", 1},               [OPT_OUTPUT] = {"output", 1},
+    [OPT_NO_TIES] = {"no-ties", 0},       [OPT_VELOCITY] = {"velocity", 1},
+    [OPT_INDEPENDENT] = {"independent", 0},
+};
+
+enum {
+    DEFAULT_STEPS = 64,
+    MAX_STEPS = 100000,
+    DEFAULT_DIVISION = 8, /* eighth notes */
+    DEFAULT_VELOCITY = 80,
+    TICKS_PER_QUARTER = 480,
+};
+
+static void print_help(const pn_settings *d)
+{
+    printf("usage: parnassus sample RULES -o OUT.mid [options]\n"
+           "\n"
+           "Generates music from the rule set RULES (a parnassus-rules/1 file): draws\n"
+           "a sonority from the realization, makes it every context rule's previous\n"
+           "sonority, re-realizes and draws the next, and writes the sequence as a\n"
+           "Standard MIDI File (format 1, one track per voice, channels 1..k).\n"
+           "\n"
+           "options:\n"
+           "  -o, --output OUT   the MIDI file to write (required)\n"
+           "  --steps N          sonorities to generate, 1..%d (default %d)\n"
+           "  --log2-lambda-w X  log2 of lambda_w, within [-60, 60] (default %g)\n"
+           "  --alpha A          group-lasso share of the penalty on w, in [0, 1] (default %g)\n"
+           "  --seed S           seed of the draws and restarts, 0 .. 2^63-1 (default %" PRIu64
+           ")\n"
+           "  --bpm B            tempo in quarter notes per minute, 20..400 (default 120)\n"
+           "  --division D       note value of one step: 1, 2, 4, 8, 16 or 32 (default %d:\n"
+           "                     eighth notes)\n"
+           "  --key K            move the music from the rule set's tonic C to K\n"
+           "                     (C, C#, Db, D, ..., B; default C), by the nearest shift\n"
+           "  --velocity V       note-on velocity, 1..127 (default %d)\n"
+           "  --no-ties          strike a voice's repeated pitch again instead of holding it\n"
+           "  --independent      draw every sonority from the first step's realization\n"
+           "                     (contexts never change): a sample of p* itself\n"
+           "  -h, --help         show this help\n"
+           "\n"
+           "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
+           "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
+           MAX_STEPS, DEFAULT_STEPS, d->log2_lambda_w, d->alpha, d->seed, DEFAULT_DIVISION,
+           DEFAULT_VELOCITY);
+}
+
+typedef struct sample_request {
+    const char *rules;
+    const char *output;
+    pn_settings settings;
+    int steps;
+    double bpm;
+    int division;
+    int shift; /* semitones added to every pitch */
+    int velocity;
+    int ties;
+    int independent;
+} sample_request;
+
+/* A whole number in [lo, hi] for --option. */
+static int parse_int(const char *option, const char *text, int lo, int hi, int *out)
+{
+    double x;
+    if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if (x != floor(x))
+        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option,
+                                  text);
+    *out = (int)x;
+    return PN_EXIT_OK;
+}
+
+/* "C", "c#", "Db", "F#", "Bb" ... -> pitch class; -1 if not a key name. */
+static int tonic_of(const char *text)
+{
+    static const int letter_pc[7] = {9, 11, 0, 2, 4, 5, 7}; /* A..G */
+    const char c = (char)toupper((unsigned char)text[0]);
+    if (c < 'A' || c > 'G')
+        return -1;
+    int pc = letter_pc[c - 'A'];
+    const char *rest = text + 1;
+    if (*rest == '#' || strncasecmp(rest, "sharp", 5) == 0) {
+        pc += 1;
+        rest += *rest == '#' ? 1 : 5;
+    } else if (*rest == 'b' || strncasecmp(rest, "flat", 4) == 0) {
+        pc += 11;
+        rest += *rest == 'b' ? 1 : 4;
+    }
+    if (*rest != '\0')
+        return -1;
+    return pc % 12;
+}
+
+/* Returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was printed. */
+static int parse_request(int argc, char **argv, sample_request *req)
+{
+    pn_settings *s = &req->settings;
+    pn_settings_default(s);
+    req->steps = DEFAULT_STEPS;
+    req->bpm = 120.0;
+    req->division = DEFAULT_DIVISION;
+    req->shift = 0;
+    req->velocity = DEFAULT_VELOCITY;
+    /* "-o OUT" is the usual spelling; the option parser knows "--output" */
+    char *words[64];
+    if (argc > (int)(sizeof words / sizeof *words))
+        return pn_cli_usage_error(command, "too many arguments");
+    char output[] = "--output";
+    for (int i = 0; i < argc; ++i)
+        words[i] = strcmp(argv[i], "-o") == 0 ? output : argv[i];
+    pn_cli_args a;
+    int rc = pn_cli_parse(command, sample_options, NUM_OPTIONS, 1, argc, words, &a);
+    if (rc != PN_EXIT_OK)
+        return rc;
+    if (a.help) {
+        print_help(s);
+        return -1;
+    }
+    if (a.num_args < 1)
+        return pn_cli_usage_error(command, "missing RULES");
+    req->rules = a.arg[0];
+    req->output = a.value[OPT_OUTPUT];
+    if (!req->output || req->output[0] == '\0')
+        return pn_cli_usage_error(command, "missing -o OUT.mid");
+    req->ties = a.value[OPT_NO_TIES] == NULL;
+    req->independent = a.value[OPT_INDEPENDENT] != NULL;
+    const char *v;
+    if ((v = a.value[OPT_LOG2_LW]) &&
+        pn_cli_real(command, "log2-lambda-w", v, -60.0, 60.0, &s->log2_lambda_w) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_ALPHA]) &&
+        pn_cli_real(command, "alpha", v, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_SEED]) && pn_cli_seed(command, "seed", v, &s->seed) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_BPM]) && pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_VELOCITY]) &&
+        parse_int("velocity", v, 1, 127, &req->velocity) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_DIVISION])) {
+        if (parse_int("division", v, 1, 32, &req->division) != PN_EXIT_OK)
+            return PN_EXIT_USAGE;
+        if ((req->division & (req->division - 1)) != 0)
+            return pn_cli_usage_error(command, "--division: expected 1, 2, 4, 8, 16 or 32, got %s",
+                                      v);
+    }
+    if ((v = a.value[OPT_KEY])) {
+        const int tonic = tonic_of(v);
+        if (tonic < 0)
+            return pn_cli_usage_error(command,
+                                      "--key: expected a tonic such as C, F#, Bb, got '%s'", v);
+        req->shift = tonic <= 6 ? tonic : tonic - 12;
+    }
+    return PN_EXIT_OK;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int run(const sample_request *req)
+{
+    pn_error_info info = {PN_OK, ""};
+    pn_rule_set *rs = NULL;
+    if (pn_rules_read(req->rules, &rs, &info) != PN_OK) {
+        fprintf(stderr, "parnassus sample: %s\n", info.message);
+        return info.code == PN_ERR_NOMEM ? PN_EXIT_FAILURE : PN_EXIT_USAGE;
+    }
+    const int k = rs->space.num_voices;
+    int rc = PN_EXIT_FAILURE;
+    pn_generator *gen = NULL;
+    pn_midi_writer *writer = NULL;
+    double *step_seconds = malloc((size_t)req->steps * sizeof *step_seconds);
+    if (!step_seconds) {
+        fprintf(stderr, "parnassus sample: out of memory\n");
+        goto done;
+    }
+    const double t0 = pn_timer_now();
+    if (pn_generator_create(rs, &req->settings, &gen, &info) != PN_OK) {
+        fprintf(stderr, "parnassus sample: %s: %s\n", req->rules, info.message);
+        goto done;
+    }
+    const double setup_seconds = pn_timer_now() - t0;
+    const int first_selected = pn_generator_last_info(gen)->num_selected;
+
+    pn_midi_writer_settings ws;
+    pn_midi_writer_settings_default(&ws);
+    ws.num_voices = k;
+    ws.division = TICKS_PER_QUARTER;
+    ws.tempo_bpm = req->bpm;
+    ws.tie_repeats = req->ties;
+    if (pn_midi_writer_new(&ws, &writer, &info) != PN_OK) {
+        fprintf(stderr, "parnassus sample: %s\n", info.message);
+        goto done;
+    }
+    const int ticks = TICKS_PER_QUARTER * 4 / req->division;
+    pn_rng rng;
+    pn_rng_seed(&rng, req->settings.seed);
+    int pitches[PN_SPACE_MAX_VOICES], shifted[PN_SPACE_MAX_VOICES];
+    int selected_min = rs->num_rules, selected_max = 0;
+    for (int t = 0; t < req->steps; ++t) {
+        const double ts = pn_timer_now();
+        if (req->independent) {
+            if (pn_generator_draw(gen, &rng, pitches) < 0) {
+                fprintf(stderr, "parnassus sample: the realization has no mass\n");
+                goto done;
+            }
+        } else if (pn_generator_step(gen, &rng, pitches, &info) != PN_OK) {
+            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1, info.message);
+            goto done;
+        }
+        step_seconds[t] = pn_timer_now() - ts;
+        const int sel = pn_generator_last_info(gen)->num_selected;
+        selected_min = sel < selected_min ? sel : selected_min;
+        selected_max = sel > selected_max ? sel : selected_max;
+        for (int v = 0; v < k; ++v)
+            shifted[v] = pitches[v] < 0 ? PN_MIDI_REST : pitches[v] + req->shift;
+        if (pn_midi_add_sonority(writer, shifted, ticks, req->velocity) != PN_OK) {
+            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1,
+                    pn_midi_writer_error(writer));
+            goto done;
+        }
+    }
+    if (pn_midi_write(writer, req->output, &info) != PN_OK) {
+        fprintf(stderr, "parnassus sample: %s\n", info.message);
+        goto done;
+    }
+    qsort(step_seconds, (size_t)req->steps, sizeof *step_seconds, compare_doubles);
+    printf("wrote %s: %d sonorities of %d voices, 1/%d notes at %g bpm, key shift %+d\n",
+           req->output, req->steps, k, req->division, req->bpm, req->shift);
+    printf("rule set %s: %d rules; setup and first realization %.2f s, %d rules kept\n", rs->name,
+           rs->num_rules, setup_seconds, first_selected);
+    if (!req->independent)
+        printf("per step (draw + re-realization): median %.1f ms, max %.1f ms; rules kept "
+               "%d..%d\n",
+               1e3 * step_seconds[req->steps / 2], 1e3 * step_seconds[req->steps - 1],
+               selected_min, selected_max);
+    rc = PN_EXIT_OK;
+done:
+    pn_midi_writer_free(writer);
+    pn_generator_free(gen);
+    pn_rule_set_free(rs);
+    free(step_seconds);
+    return rc;
+}
+
+int pn_cmd_sample(int argc, char **argv)
+{
+    sample_request req;
+    int rc = parse_request(argc, argv, &req);
+    if (rc != PN_EXIT_OK)
+        return rc < 0 ? PN_EXIT_OK : rc;
+    return run(&req);
+}

@@ -1,0 +1,13 @@
+/* The built-in feature set of `parnassus learn` (docs/learning.md): a
+ * "parnassus-rules/1" feature file (rules without targets) that learning
+ * fills in when no --features file is given. */
+#ifndef PARNASSUS_CLI_DEFAULT_FEATURES_H
+#define PARNASSUS_CLI_DEFAULT_FEATURES_H
+
+/* The JSON text, read with PN_RULES_TARGETS_OPTIONAL. */
+extern const char pn_default_features_json[];
+
+/* The name used for it in messages. */
+#define PN_DEFAULT_FEATURES_NAME "(built-in features)"
+
+#endif

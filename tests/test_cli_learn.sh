@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Tests of `parnassus learn` (docs/learning.md): learning from chorale JSON
+# and from a MIDI file, the written rule set (it reads back, and learning
+# again with it as the feature file writes the same bytes), the summary,
+# and the errors.
+#
+# usage: test_cli_learn.sh PARNASSUS DATA_DIR
+#   DATA_DIR is tests/data (the files are in DATA_DIR/learn).
+set -euo pipefail
+
+if [[ $# -lt 2 ]]; then
+    echo "usage: $0 PARNASSUS DATA_DIR" >&2
+    exit 2
+fi
+PN=$1
+DATA=$2/learn
+PY=/usr/bin/python3
+CHORALES=$DATA/chorales.json
+FEATURES=$DATA/features.json
+MIDI=$DATA/scale.mid
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pn-test-cli-learn.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+not_ok() {
+    failed=$((failed + 1))
+    echo "FAIL: $*" >&2
+}
+
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok; else not_ok "$name"; fi
+}
+
+# run_pn WANT NAME ARGS...: parnassus ARGS, stdout in $OUT, stderr in $ERR.
+run_pn() {
+    local want=$1 name=$2 got=0
+    shift 2
+    "$PN" "$@" >"$OUT" 2>"$ERR" || got=$?
+    if [[ $got -eq $want ]]; then
+        ok
+    else
+        not_ok "$name: exit status $got, expected $want"
+        sed 's/^/    stderr: /' "$ERR" >&2
+    fi
+}
+
+has() { grep -qF -- "$2" "$1"; }
+
+usage_error() {
+    local name=$1
+    shift
+    run_pn 2 "$name" learn "$@"
+    check "$name: stderr points to help" has "$ERR" "see 'parnassus learn --help'"
+    check "$name: nothing on stdout" test ! -s "$OUT"
+}
+
+# bad_input NAME FRAGMENT ARGS...: exit 2, the message contains FRAGMENT,
+# no output file.
+bad_input() {
+    local name=$1 fragment=$2
+    shift 2
+    rm -f "$TMP/never.json"
+    run_pn 2 "$name" learn "$@" -o "$TMP/never.json"
+    check "$name: message" has "$ERR" "$fragment"
+    check "$name: starts with the command" has "$ERR" "parnassus learn: "
+    check "$name: no output file" test ! -e "$TMP/never.json"
+}
+
+# A structural check of a written rule set: the format, every distribution
+# sums to 1, contexts in the expected form.
+cat >"$TMP/check_rules.py" <<'EOF'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+rules = int(sys.argv[2])
+assert d["format"] == "parnassus-rules/1"
+assert len(d["rules"]) == rules, len(d["rules"])
+contexts = 0
+for r in d["rules"]:
+    assert set(r) <= {"name", "feature", "description", "targets", "context", "smoothing",
+                      "contexts"}, r.keys()
+    assert abs(sum(r["targets"].values()) - 1) < 1e-9, r["name"]
+    assert all(p > 0 for p in r["targets"].values())
+    if "context" in r:
+        assert r["smoothing"] >= 0
+        for value, entry in r.get("contexts", {}).items():
+            assert entry["count"] >= 1 and entry["count"] == int(entry["count"])
+            assert abs(sum(entry["targets"].values()) - 1) < 1e-9
+            contexts += 1
+assert contexts > 0
+EOF
+
+# --- help and usage errors --------------------------------------------------
+
+run_pn 0 "help" learn --help
+check "help: usage line" has "$OUT" "usage: parnassus learn CORPUS -o RULES.json"
+usage_error "no corpus" -o "$TMP/x.json"
+usage_error "no output" "$CHORALES"
+check "no output: says -o" has "$ERR" "missing -o RULES.json"
+usage_error "bad mode" "$CHORALES" -o "$TMP/x.json" --mode dorian
+check "bad mode: names it" has "$ERR" "--mode must be major, minor or any (got 'dorian')"
+usage_error "bad tonic" "$CHORALES" -o "$TMP/x.json" --tonic H
+usage_error "tonic 12" "$CHORALES" -o "$TMP/x.json" --tonic 12
+usage_error "bad split" "$CHORALES" -o "$TMP/x.json" --split dev
+usage_error "bad grid" "$CHORALES" -o "$TMP/x.json" --grid 0
+usage_error "bad grid word" "$CHORALES" -o "$TMP/x.json" --grid beats
+usage_error "unknown option" "$CHORALES" -o "$TMP/x.json" --weight 3
+usage_error "two corpora" "$CHORALES" "$CHORALES" -o "$TMP/x.json"
+check "usage errors write nothing" test ! -e "$TMP/x.json"
+
+# --- learning from chorales with the built-in features ---------------------
+
+run_pn 0 "default features" learn "$CHORALES" -o "$TMP/c1.json"
+check "default: summary" has "$OUT" \
+    "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
+check "default: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
+check "default: rule lines" has "$OUT" "pc-set "
+check "default: context column" has "$OUT" "4 of 1820, smoothing 4"
+check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 16
+check "default: name from the file" has "$TMP/c1.json" '"name": "c1",'
+
+# The written set is a valid feature file; learning again with it writes
+# the same bytes (same name), so writing and reading lose nothing.
+run_pn 0 "relearn" learn "$CHORALES" --features "$TMP/c1.json" --name c1 -o "$TMP/c1b.json"
+check "relearn: same file" cmp -s "$TMP/c1.json" "$TMP/c1b.json"
+
+# --- a feature file, other options -------------------------------------------
+
+run_pn 0 "features, any mode" learn "$CHORALES" --features "$FEATURES" --mode any \
+    --name "small set" -o "$TMP/c2.json"
+check "features: summary" has "$OUT" "3 major and 1 minor"
+check "features: counts" has "$OUT" "counted    13 sonorities in 3 pieces, 10 transitions"
+check "features: file" $PY "$TMP/check_rules.py" "$TMP/c2.json" 4
+check "features: name" has "$TMP/c2.json" '"name": "small set",'
+check "features: smoothing kept" has "$TMP/c2.json" '"smoothing": 2'
+check "features: description kept" has "$TMP/c2.json" 'with \"quotes\" and a back\\slash'
+check "features: ranges kept" has "$TMP/c2.json" '"ranges": [[55, 81], [48, 76], [40, 72], [31, 64]]'
+# the outer interval's targets in the feature file are replaced
+check "features: targets learned" $PY -c "
+import json; r = json.load(open('$TMP/c2.json'))['rules'][3]
+assert r['name'] == 'outer-interval' and r['targets'] != {'7': 1}, r"
+
+run_pn 0 "minor, valid split, grid" learn "$CHORALES" --mode minor --split valid --grid 4 \
+    --tonic A -o "$TMP/c3.json"
+check "minor: summary" has "$OUT" \
+    "chorales.json: 1 chorale (valid), 1 minor kept, moved to A; 0 left out (outside the space); 5 steps (every 4th sixteenth)"
+check "minor: file" $PY "$TMP/check_rules.py" "$TMP/c3.json" 16
+
+run_pn 0 "keep keys" learn "$CHORALES" --tonic keep --grid 1 --split train -o "$TMP/c4.json"
+check "keep keys: no transposition" test "$(grep -c 'moved to' "$OUT")" = 0
+check "keep keys: sixteenths" has "$OUT" "48 sixteenth steps"
+
+run_pn 0 "stdout" learn "$CHORALES" -o - --name piped
+check "stdout: the rule set" $PY -c "
+import json, sys; d = json.load(open('$OUT')); assert d['name'] == 'piped'"
+check "stdout: report on stderr" has "$ERR" "wrote      standard output"
+
+# --- a MIDI file -------------------------------------------------------------
+
+run_pn 0 "midi" learn "$MIDI" -o "$TMP/m.json" --grid 2
+check "midi: summary" has "$OUT" "scale.mid: 1 piece, 4 voices from tracks, 16 sixteenths, C major"
+check "midi: steps" has "$OUT" "8 steps (every 2nd sixteenth)"
+check "midi: file" $PY "$TMP/check_rules.py" "$TMP/m.json" 16
+
+# --- bad input ---------------------------------------------------------------
+
+bad_input "missing corpus" "$TMP/none.json" "$TMP/none.json"
+bad_input "missing midi" "$TMP/none.mid" "$TMP/none.mid"
+bad_input "malformed json" "bad.json: line 2" "$DATA/bad.json"
+bad_input "not a midi file" "features.json" "$FEATURES" --features "$FEATURES" --split all \
+    --grid 1 --tonic 0 --mode any --name x
+cp "$FEATURES" "$TMP/features.mid"
+bad_input "not a midi file" "features.mid" "$TMP/features.mid"
+bad_input "missing features" "$TMP/nofeatures.json" "$CHORALES" --features "$TMP/nofeatures.json"
+bad_input "malformed features" "bad.json: " "$CHORALES" --features "$DATA/bad.json"
+printf '{"format": "parnassus-rules/1", "name": "x", "rules": [{"name": "a", "feature": "w(5)"}]}' \
+    >"$TMP/badfeature.json"
+bad_input "bad feature" "badfeature.json: rules[0].feature: w(5)" "$CHORALES" \
+    --features "$TMP/badfeature.json"
+printf '{"format": "parnassus-rules/1", "name": "x", "space": {"voices": 3}, "rules": [{"name": "a", "feature": "w(1)"}]}' \
+    >"$TMP/three.json"
+bad_input "voices differ" "a chorale file has 4 voices, but the space has 3" "$CHORALES" \
+    --features "$TMP/three.json"
+bad_input "nothing in the mode" "no piece left to learn from" "$MIDI" --mode minor
+bad_input "nothing fits" "1 left out (outside the space)" "$MIDI" --features "$FEATURES"
+
+echo "test_cli_learn: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
