@@ -37,6 +37,7 @@ enum {
     MAX_ROWS = 40,
     DEFAULT_RUNS = 5,
     QUICK_RUNS = 3,
+    CONTEXTS = 4, /* other seeds whose targets make the context changes */
 };
 
 /* The default-search cold solve of the music instance: one probe run in a
@@ -621,6 +622,21 @@ static void warm_targets_series(pn_solver *solver, const double *there, const do
     }
 }
 
+/* Per rule, out = (1 - share) a + share b, renormalised to sum 1. */
+static void mix_targets(const pn_problem *prob, const double *a, const double *b, double share,
+                        double *out)
+{
+    for (int32_t rule = 0; rule < prob->num_rules; ++rule) {
+        double sum = 0.0;
+        for (int32_t i = prob->rule_start[rule]; i < prob->rule_start[rule + 1]; ++i) {
+            out[i] = (1.0 - share) * a[i] + share * b[i];
+            sum += out[i];
+        }
+        for (int32_t i = prob->rule_start[rule]; i < prob->rule_start[rule + 1]; ++i)
+            out[i] /= sum;
+    }
+}
+
 static void bench_deoverlap(table *t, const options *o)
 {
     samples sm = {0};
@@ -648,17 +664,19 @@ static void bench_music(table *t, const options *o)
     pn_error_info info = {0};
     bench_deoverlap(t, o);
 
-    /* targets of another seed, for the context change; freed before the
-     * instance under test is built */
-    double *other = malloc((size_t)PN_GEN_MUSIC_ROWS * sizeof *other);
+    /* targets of other seeds (the same partition A, other sparse
+     * distributions), for the context changes; each instance is freed
+     * before the next one and before the instance under test is built */
+    double *other = malloc((size_t)CONTEXTS * PN_GEN_MUSIC_ROWS * sizeof *other);
     if (!other) {
         fprintf(stderr, "parnassus-bench: out of memory\n");
         exit(1);
     }
-    {
+    for (int c = 0; c < CONTEXTS; ++c) {
         pn_problem *p2 = NULL;
-        check(pn_gen_music_like(2, &p2, &info), &info, "pn_gen_music_like");
-        memcpy(other, p2->target, (size_t)p2->num_rows * sizeof *other);
+        check(pn_gen_music_like((uint64_t)c + 2, &p2, &info), &info, "pn_gen_music_like");
+        memcpy(other + (size_t)c * PN_GEN_MUSIC_ROWS, p2->target,
+               (size_t)p2->num_rows * sizeof *other);
         pn_problem_free(p2);
     }
 
@@ -743,15 +761,7 @@ static void bench_music(table *t, const options *o)
         exit(1);
     }
     memcpy(orig, prob->target, (size_t)m * sizeof *orig);
-    for (int32_t rule = 0; rule < K; ++rule) {
-        double sum = 0.0;
-        for (int32_t i = prob->rule_start[rule]; i < prob->rule_start[rule + 1]; ++i) {
-            mixed[i] = 0.95 * orig[i] + 0.05 * other[i];
-            sum += mixed[i];
-        }
-        for (int32_t i = prob->rule_start[rule]; i < prob->rule_start[rule + 1]; ++i)
-            mixed[i] /= sum;
-    }
+    mix_targets(prob, orig, other, 0.05, mixed);
     samples warm_b = {0};
     solve_stats warm_b_st = {0};
     warm_targets_series(solver, mixed, orig, warm_runs, K, &warm_b, &warm_b_st);
@@ -760,7 +770,39 @@ static void bench_music(table *t, const options *o)
     stats_format(&warm_b_st, r->details, sizeof r->details);
     size_t len = strlen(r->details);
     append(r->details, sizeof r->details, &len, "; includes pn_solver_update_targets");
-    progress("music: warm targets done");
+    progress("music: warm targets (small change) done");
+
+    /* the music model's context changes: every rule's target becomes an
+     * even mix of b and the targets of another seed (a clearly different
+     * distribution on the same cells: a new support, weights moved by
+     * about half), a different context at every step */
+    double *ctx = malloc((size_t)CONTEXTS * (size_t)m * sizeof *ctx);
+    if (!ctx) {
+        fprintf(stderr, "parnassus-bench: out of memory\n");
+        exit(1);
+    }
+    for (int c = 0; c < CONTEXTS; ++c)
+        mix_targets(prob, orig, other + (size_t)c * PN_GEN_MUSIC_ROWS, 0.5, ctx + (size_t)c * m);
+    samples warm_c = {0};
+    solve_stats warm_c_st = {0};
+    for (int i = 0; i < warm_runs; ++i) {
+        stopwatch csw = start_timer();
+        check(pn_solver_update_targets(solver, ctx + (size_t)(i % CONTEXTS) * m, &info), &info,
+              "pn_solver_update_targets");
+        check(pn_solver_solve(solver, PN_START_WARM, &out, &info), &info, "pn_solver_solve");
+        stop_timer(&csw, &warm_c);
+        stats_add(&warm_c_st, &out, K);
+        progress("music: context change %d: %.3f s (%d Newton)", i + 1, warm_c.v[i],
+                 out.newton_iterations);
+    }
+    r = add_row(t, "music", "warm, targets: context sequence 0.5 b + 0.5 b(seed 2..5)", UNIT_TIME,
+                &warm_c, GOAL_BELOW, 0.1);
+    stats_format(&warm_c_st, r->details, sizeof r->details);
+    len = strlen(r->details);
+    append(r->details, sizeof r->details, &len,
+           "; a different context each run; includes pn_solver_update_targets");
+    progress("music: warm targets (context sequence) done");
+    free(ctx);
     pn_solver_free(solver);
     solver = NULL;
     free(mixed);

@@ -138,9 +138,9 @@ static pn_corpus *make_corpus(int k, int num_pieces, const int *num_steps, const
     const int *from = steps;
     for (int i = 0; i < num_pieces; ++i) {
         pn_piece *p = &c->pieces[i];
-        p->name = malloc(16);
+        p->name = malloc(32);
         assert_non_null(p->name);
-        snprintf(p->name, 16, "piece[%d]", i);
+        snprintf(p->name, 32, "piece[%d]", i);
         p->num_voices = k;
         p->num_steps = num_steps[i];
         p->pitch = malloc((size_t)num_steps[i] * (size_t)k + 1);

@@ -52,6 +52,9 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->hess = malloc((mm + 1) * (mm + 1) * sizeof(double));
     ps->y_act = malloc(mm * sizeof(double));
     ps->factor_of = malloc(mm * sizeof(int32_t));
+    ps->elim_start = malloc((mm + 2) * sizeof(int32_t));
+    ps->elim_idx = malloc((mm + 2) * sizeof(int32_t));
+    ps->pre_r = malloc((mm + 2) * sizeof(double));
     ps->cg_r = malloc(6 * (mm + 1) * sizeof(double));
     if (ps->cg_r) {
         ps->cg_z = ps->cg_r + (mm + 1);
@@ -65,7 +68,8 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
         !ps->act_full || !ps->act_row || !ps->row_act || !ps->passive || !ps->cols || !ps->nu ||
         !ps->ws || !ps->in_ws || !ps->t || !ps->qt || !ps->center || !ps->kappa || !ps->support ||
         !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
-        !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of || !ps->cg_r) {
+        !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of || !ps->cg_r ||
+        !ps->elim_start || !ps->elim_idx || !ps->pre_r) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
@@ -92,7 +96,8 @@ void pn_pstep_free(pn_pstep *ps)
                      ps->kappa,        ps->support,     ps->cand,      ps->cand_t,
                      ps->nu_act,       ps->nu_try,      ps->grad,      ps->dir,
                      ps->coupled_of,   ps->compact,     ps->hess,      ps->y_act,
-                     ps->factor_of,    ps->cg_r};
+                     ps->factor_of,    ps->cg_r,        ps->elim_start, ps->elim_idx,
+                     ps->pre_r};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
     free(ps);
@@ -324,6 +329,10 @@ static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lam
             return -1;
         if (added > 0)
             moderate_untouched(ps, old_count);
+        /* after pricing, continue from mu as it is: refitting it to the
+         * enlarged set would give all the mass to the few strongest new
+         * violators and Newton would rebuild the support in small steps */
+        ps->keep_mu = round > 0;
         /* while pricing still finds many violators the working set is far
          * from final: a few Newton steps suffice before pricing again */
         const int loose = added == max_add;

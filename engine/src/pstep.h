@@ -28,7 +28,9 @@
  * supported group touches decouple. The coupled block is solved by
  * conjugate gradients preconditioned with the last Cholesky factor when
  * that converges within a small budget, otherwise factorised afresh
- * (LAPACK dpotrf from serial OpenBLAS). A full step is taken when it lowers
+ * (LAPACK dpotrf from serial OpenBLAS) after eliminating the diagonal block
+ * of the rule with the most coupled rows (each group has one row per rule,
+ * so that block is diagonal; only its Schur complement is factorised). A full step is taken when it lowers
  * F (it moves the support in one jump, like a primal-dual active-set
  * method), otherwise an exact line search on the piecewise quadratic F.
  *
@@ -72,6 +74,7 @@ typedef struct pn_pstep {
     double *nu; /* m */
     double mu;
     int have_dual;
+    int keep_mu; /* the next Newton run starts from ps->mu as it is */
     /* working set */
     int32_t *ws; /* merged group ids, capacity J */
     int64_t ws_count;
@@ -93,6 +96,11 @@ typedef struct pn_pstep {
     double *hess;                                        /* (m_act + 1)^2, column-major; after a
                                                             factorisation, the Cholesky factor */
     int32_t factor_n;                                    /* order of that factor, 0 = none */
+    int32_t elim_k;     /* kept rule eliminated in that factor, -1 = none */
+    int32_t *elim_start; /* m + 1: Schur build buckets */
+    int32_t *elim_idx;   /* m + 1: scratch */
+    double *pre_r;       /* m + 1: scratch */
+    int pcg_skip; /* the last PCG attempt failed: factorise until a full step */
     int32_t *factor_of;                                  /* m: active row -> factor index or -1 */
     double *cg_r, *cg_z, *cg_p, *cg_hp, *cg_diag, *cg_t; /* m + 1 each */
     double *y_act;                                       /* m_act */

@@ -22,6 +22,9 @@ static void cholesky_solve(const double *L, int n, double *x)
  * order below which factorising is cheap enough to do every time. */
 enum { PCG_BUDGET = 20, PCG_MIN_ORDER = 300 };
 
+/* Coupled rows a rule needs before its block is eliminated. */
+enum { ELIM_MIN_ROWS = 16 };
+
 /* F over the working set at (nu, mu); fills t, qt and, if grad != NULL, the
  * gradient (zero on passive rows). */
 static double dual_eval(pn_pstep *ps, const double *b, const double *w, double lambda,
@@ -162,13 +165,84 @@ static void prepare_newton(pn_pstep *ps)
             ps->coupled_of[a] = ps->n_coupled++;
 }
 
-/* Generalised Hessian on the coupled rows (lower triangle, column-major,
- * order n_coupled + 1 with mu last). */
-static void build_hessian(pn_pstep *ps, const double *w, double lambda)
+/* Block elimination. Each group has exactly one row in every kept rule,
+ * so the Hessian's block of one rule with itself is diagonal. The rule with
+ * the most coupled rows (E) is eliminated: with D its diagonal,
+ *   S = H_RR - H_RE D^-1 H_ER
+ * on the other coupled rows and mu (R) is factorised instead of H, and
+ *   x_R = S^-1 (r_R - H_RE D^-1 r_E),  x_E = D^-1 (r_E - H_ER x_R).
+ * H_RE is applied group by group: a supported group j with coupled row e in
+ * E couples e to its R rows with weight c_j and to mu with -c_j. */
+
+/* Active index of group j's row in the eliminated rule if that row is
+ * coupled, else -1. */
+static inline int32_t elim_row(const pn_pstep *ps, const int32_t *col)
+{
+    if (ps->elim_k < 0)
+        return -1;
+    const int32_t e = col[ps->elim_k];
+    return ps->coupled_of[e] >= 0 ? e : -1;
+}
+
+/* Exact diagonal of the coupled block into cg_diag (coupled index space). */
+static void coupled_diagonal(pn_pstep *ps, const double *w, double lambda)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled;
+    double *diag = ps->cg_diag;
+    for (int32_t a = 0; a < ma; ++a)
+        if (ps->coupled_of[a] >= 0)
+            diag[ps->coupled_of[a]] = lambda / w[ps->act_row[a]];
+    diag[nc] = 0.0;
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const double c = (double)ps->merged_weight[j];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        for (int32_t k = 0; k < ka; ++k)
+            if (ps->coupled_of[col[k]] >= 0)
+                diag[ps->coupled_of[col[k]]] += c;
+        diag[nc] += c;
+    }
+}
+
+/* Chooses the eliminated rule (the one with the most coupled rows, if it
+ * has enough to be worth it) and numbers the remaining coupled rows and mu
+ * for the factor (factor_of; mu last). Returns the order of the factor. */
+static int32_t plan_factor(pn_pstep *ps)
+{
+    const int32_t ma = ps->m_act;
+    int32_t best = -1, best_count = 0;
+    for (int32_t k = 0; k < ps->k_act; ++k) {
+        const int32_t r = ps->act_rule[k], first = ps->act_first[k];
+        const int32_t len = ps->rule_start[r + 1] - ps->rule_start[r];
+        int32_t count = 0;
+        for (int32_t a = first; a < first + len; ++a)
+            count += ps->coupled_of[a] >= 0;
+        if (count > best_count) {
+            best_count = count;
+            best = k;
+        }
+    }
+    ps->elim_k = best_count >= ELIM_MIN_ROWS ? best : -1;
+    int32_t lo = 0, hi = 0;
+    if (ps->elim_k >= 0) {
+        lo = ps->act_first[ps->elim_k];
+        const int32_t r = ps->act_rule[ps->elim_k];
+        hi = lo + ps->rule_start[r + 1] - ps->rule_start[r];
+    }
+    int32_t n = 0;
+    for (int32_t a = 0; a < ma; ++a)
+        ps->factor_of[a] = ps->coupled_of[a] >= 0 && !(a >= lo && a < hi) ? n++ : -1;
+    return n + 1;
+}
+
+/* The matrix to factorise (lower triangle, column-major, order n): H on the
+ * rows of factor_of and mu, minus the Schur term of the eliminated rule
+ * (its diagonal D in cg_diag). */
+static void build_reduced(pn_pstep *ps, const double *w, double lambda, int32_t n)
 {
     const int32_t ka = ps->k_act, ma = ps->m_act;
-    const int32_t *map = ps->coupled_of;
-    const int32_t nc = ps->n_coupled, n = nc + 1;
+    const int32_t *map = ps->factor_of;
+    const int32_t mu = n - 1;
     double *H = ps->hess;
     memset(H, 0, (size_t)n * (size_t)n * sizeof *H);
     for (int32_t a = 0; a < ma; ++a)
@@ -183,12 +257,72 @@ static void build_hessian(pn_pstep *ps, const double *w, double lambda)
             if (ax < 0)
                 continue;
             H[ax + (size_t)ax * n] += c;
-            H[nc + (size_t)ax * n] -= c;
+            H[mu + (size_t)ax * n] -= c;
             for (int32_t z = x + 1; z < ka; ++z) /* columns ascend with the rule */
                 if (map[col[z]] >= 0)
                     H[map[col[z]] + (size_t)ax * n] += c;
         }
-        H[nc + (size_t)nc * n] += c;
+        H[mu + (size_t)mu * n] += c;
+    }
+    if (ps->elim_k < 0)
+        return;
+    /* Schur term: for every eliminated row e, v_e = sum_{j in e} c_j u_j
+     * (u_j: +1 on j's R rows, -1 on mu) and S -= v_e v_e' / D_e. The
+     * supported groups are bucketed by e (counting sort into cand). */
+    const int32_t first = ps->act_first[ps->elim_k];
+    const int32_t r = ps->act_rule[ps->elim_k];
+    const int32_t len = ps->rule_start[r + 1] - ps->rule_start[r];
+    int32_t *start = ps->elim_start;
+    memset(start, 0, (size_t)(len + 1) * sizeof *start);
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t e = elim_row(ps, ps->cols + (int64_t)ps->ws[ps->support[idx]] * ka);
+        if (e >= 0)
+            start[e - first + 1]++;
+    }
+    for (int32_t e = 0; e < len; ++e)
+        start[e + 1] += start[e];
+    int32_t *fill = ps->elim_idx; /* len entries: next free slot per bucket */
+    memcpy(fill, start, (size_t)len * sizeof *fill);
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t e = elim_row(ps, ps->cols + (int64_t)ps->ws[ps->support[idx]] * ka);
+        if (e >= 0)
+            ps->cand[fill[e - first]++] = (int32_t)idx;
+    }
+    double *v = ps->pre_r; /* dense accumulator over the factor's rows */
+    int32_t *touched = ps->elim_idx;
+    memset(v, 0, (size_t)n * sizeof *v);
+    for (int32_t e = 0; e < len; ++e) {
+        if (start[e] == start[e + 1])
+            continue;
+        int32_t nt = 0;
+        for (int32_t b = start[e]; b < start[e + 1]; ++b) {
+            const int32_t j = ps->ws[ps->support[ps->cand[b]]];
+            const double c = (double)ps->merged_weight[j];
+            const int32_t *col = ps->cols + (int64_t)j * ka;
+            for (int32_t x = 0; x < ka; ++x) {
+                const int32_t ax = map[col[x]];
+                if (ax < 0)
+                    continue;
+                if (v[ax] == 0.0)
+                    touched[nt++] = ax;
+                v[ax] += c;
+            }
+            if (v[mu] == 0.0)
+                touched[nt++] = mu;
+            v[mu] -= c;
+        }
+        const double inv = 1.0 / ps->cg_diag[ps->coupled_of[first + e]];
+        for (int32_t p = 0; p < nt; ++p) {
+            const int32_t ip = touched[p];
+            const double vp = v[ip] * inv;
+            for (int32_t q = 0; q < nt; ++q) {
+                const int32_t iq = touched[q];
+                if (iq >= ip)
+                    H[iq + (size_t)ip * n] -= vp * v[iq];
+            }
+        }
+        for (int32_t p = 0; p < nt; ++p)
+            v[touched[p]] = 0.0;
     }
 }
 
@@ -218,26 +352,58 @@ static void coupled_apply(const pn_pstep *ps, const double *w, double lambda, co
 }
 
 /* Preconditioner: the last Cholesky factor, scattered onto the current
- * coupled rows (rows it does not cover use the exact diagonal). A principal
- * part of an SPD inverse is SPD, so this is a valid preconditioner however
- * the support or w moved since the factorisation. */
+ * coupled rows (rows it does not cover use the exact diagonal), with the
+ * eliminated rule's rows (if any) solved exactly by the block formula
+ * above from the current diagonal (cg_diag) and coupling. A principal part
+ * of an SPD inverse is SPD and the block formula is a congruence of SPD
+ * blocks, so this is a valid preconditioner however the support or w moved
+ * since the factorisation; right after a factorisation it is the exact
+ * inverse. */
 static void precondition(pn_pstep *ps, const double *r, double *z)
 {
-    const int32_t ma = ps->m_act, nc = ps->n_coupled;
+    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled;
     const int nf = ps->factor_n;
     double *t = ps->cg_t;
+    const double *rr = r;
+    if (ps->elim_k >= 0) {
+        /* r_R - H_RE D^-1 r_E */
+        double *m = ps->pre_r;
+        memcpy(m, r, (size_t)(nc + 1) * sizeof *m);
+        for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+            const int32_t j = ps->ws[ps->support[idx]];
+            const int32_t *col = ps->cols + (int64_t)j * ka;
+            const int32_t e = elim_row(ps, col);
+            if (e < 0)
+                continue;
+            const int32_t ie = ps->coupled_of[e];
+            const double coef = (double)ps->merged_weight[j] * r[ie] / ps->cg_diag[ie];
+            for (int32_t x = 0; x < ka; ++x) {
+                const int32_t ix = ps->coupled_of[col[x]];
+                if (x != ps->elim_k && ix >= 0)
+                    m[ix] -= coef;
+            }
+            m[nc] += coef;
+        }
+        rr = m;
+    }
     memset(t, 0, (size_t)nf * sizeof *t);
+    int32_t lo = 0, hi = 0;
+    if (ps->elim_k >= 0) {
+        lo = ps->act_first[ps->elim_k];
+        const int32_t rule = ps->act_rule[ps->elim_k];
+        hi = lo + ps->rule_start[rule + 1] - ps->rule_start[rule];
+    }
     for (int32_t a = 0; a < ma; ++a) {
         const int32_t i = ps->coupled_of[a];
-        if (i < 0)
+        if (i < 0 || (a >= lo && a < hi))
             continue;
         const int32_t f = ps->factor_of[a];
         if (f >= 0)
-            t[f] = r[i];
+            t[f] = rr[i];
         else
-            z[i] = r[i] / ps->cg_diag[i];
+            z[i] = rr[i] / ps->cg_diag[i];
     }
-    t[nf - 1] = r[nc];
+    t[nf - 1] = rr[nc];
     cholesky_solve(ps->hess, nf, t);
     for (int32_t a = 0; a < ma; ++a) {
         const int32_t i = ps->coupled_of[a];
@@ -245,6 +411,29 @@ static void precondition(pn_pstep *ps, const double *r, double *z)
             z[i] = t[ps->factor_of[a]];
     }
     z[nc] = t[nf - 1];
+    if (ps->elim_k < 0)
+        return;
+    /* x_E = D^-1 (r_E - H_ER x_R) */
+    for (int32_t a = lo; a < hi; ++a)
+        if (ps->coupled_of[a] >= 0)
+            z[ps->coupled_of[a]] = r[ps->coupled_of[a]];
+    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t j = ps->ws[ps->support[idx]];
+        const int32_t *col = ps->cols + (int64_t)j * ka;
+        const int32_t e = elim_row(ps, col);
+        if (e < 0)
+            continue;
+        double dot = -z[nc];
+        for (int32_t x = 0; x < ka; ++x) {
+            const int32_t ix = ps->coupled_of[col[x]];
+            if (x != ps->elim_k && ix >= 0)
+                dot += z[ix];
+        }
+        z[ps->coupled_of[e]] -= (double)ps->merged_weight[j] * dot;
+    }
+    for (int32_t a = lo; a < hi; ++a)
+        if (ps->coupled_of[a] >= 0)
+            z[ps->coupled_of[a]] /= ps->cg_diag[ps->coupled_of[a]];
 }
 
 /* Conjugate gradients on the coupled block, preconditioned by the last
@@ -253,23 +442,9 @@ static void precondition(pn_pstep *ps, const double *r, double *z)
  * residual fell below `forcing` (relative) within the budget. */
 static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
 {
-    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled, n = nc + 1;
+    const int32_t ma = ps->m_act, nc = ps->n_coupled, n = nc + 1;
     double *x = ps->compact, *r = ps->cg_r, *z = ps->cg_z, *p = ps->cg_p, *hp = ps->cg_hp;
-    double *diag = ps->cg_diag;
-    /* exact diagonal, for rows the factor does not cover */
-    for (int32_t a = 0; a < ma; ++a)
-        if (ps->coupled_of[a] >= 0)
-            diag[ps->coupled_of[a]] = lambda / w[ps->act_row[a]];
-    diag[nc] = 0.0;
-    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
-        const int32_t j = ps->ws[ps->support[idx]];
-        const double c = (double)ps->merged_weight[j];
-        const int32_t *col = ps->cols + (int64_t)j * ka;
-        for (int32_t k = 0; k < ka; ++k)
-            if (ps->coupled_of[col[k]] >= 0)
-                diag[ps->coupled_of[col[k]]] += c;
-        diag[nc] += c;
-    }
+    coupled_diagonal(ps, w, lambda); /* the preconditioner's diagonal parts */
     double r0 = 0.0;
     for (int32_t a = 0; a < ma; ++a)
         if (ps->coupled_of[a] >= 0)
@@ -329,30 +504,39 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
     double *x = ps->compact;
     /* below a few hundred rows a factorisation costs little more than a
      * few preconditioned iterations */
-    int solved =
-        ps->factor_n > 0 && n >= PCG_MIN_ORDER && pcg_direction(ps, w, lambda, forcing) == 0;
+    int solved = 0;
+    if (ps->factor_n > 0 && n >= PCG_MIN_ORDER && !ps->pcg_skip) {
+        solved = pcg_direction(ps, w, lambda, forcing) == 0;
+        /* while the support moves a lot (damped steps) the old factor
+         * preconditions poorly: factorise until a full step is taken */
+        ps->pcg_skip = !solved;
+    }
     double shift = 0.0;
-    for (int attempt = 0; !solved && attempt < 12; ++attempt) {
-        build_hessian(ps, w, lambda);
-        if (shift > 0.0)
-            for (int32_t a = 0; a < n; ++a)
-                ps->hess[a + (size_t)a * n] += shift;
-        int info = 0;
-        dpotrf_("L", &n, ps->hess, &n, &info);
-        if (info != 0) {
-            ps->factor_n = 0;
-            shift = shift > 0.0 ? 10.0 * shift : 1e-12;
-            continue;
+    if (!solved) {
+        coupled_diagonal(ps, w, lambda);
+        const int nf = (int)plan_factor(ps);
+        for (int attempt = 0; !solved && attempt < 12; ++attempt) {
+            build_reduced(ps, w, lambda, nf);
+            if (shift > 0.0)
+                for (int32_t a = 0; a < nf; ++a)
+                    ps->hess[a + (size_t)a * nf] += shift;
+            int info = 0;
+            dpotrf_("L", &nf, ps->hess, &nf, &info);
+            if (info != 0) {
+                shift = shift > 0.0 ? 10.0 * shift : 1e-12;
+                continue;
+            }
+            ps->factorisations++;
+            ps->factor_n = nf;
+            for (int32_t a = 0; a < ma; ++a)
+                if (ps->coupled_of[a] >= 0)
+                    ps->cg_r[ps->coupled_of[a]] = -ps->grad[a];
+            ps->cg_r[nc] = -ps->grad[ma];
+            precondition(ps, ps->cg_r, x);
+            solved = 1;
         }
-        ps->factorisations++;
-        ps->factor_n = n;
-        memcpy(ps->factor_of, ps->coupled_of, (size_t)ma * sizeof *ps->factor_of);
-        for (int32_t a = 0; a < ma; ++a)
-            if (ps->coupled_of[a] >= 0)
-                x[ps->coupled_of[a]] = -ps->grad[a];
-        x[nc] = -ps->grad[ma];
-        cholesky_solve(ps->hess, n, x);
-        solved = 1;
+        if (!solved)
+            ps->factor_n = 0;
     }
     if (!solved)
         return -1;
@@ -414,7 +598,10 @@ int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambd
     const int32_t ma = ps->m_act;
     double *nu = ps->nu_act, *grad = ps->grad, *dir = ps->dir;
     gauge_fix(ps, w, nu);
-    pn_pstep_fit_mu(ps, nu);
+    if (!ps->keep_mu)
+        pn_pstep_fit_mu(ps, nu);
+    ps->keep_mu = 0;
+    ps->pcg_skip = 0;
     double F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
     for (int it = 0; it < max_newton; ++it) {
         double gmax = 0.0;
@@ -440,6 +627,8 @@ int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambd
         if (!(F_full < F)) {
             dual_eval(ps, b, w, lambda, nu, ps->mu, NULL); /* restore t */
             step = line_search(ps, b, w, lambda, nu, dir);
+        } else {
+            ps->pcg_skip = 0;
         }
         for (int32_t a = 0; a < ma; ++a)
             nu[a] += step * dir[a];
