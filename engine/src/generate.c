@@ -14,6 +14,9 @@ struct pn_generator {
     pn_solver *solver;
     pn_sampler *sampler;
     double *target; /* m entries: b of the current step */
+    pn_settings knobs;     /* the caller's settings: cold solves and knob changes */
+    pn_settings stepping;  /* the same with warm_pool 0: context steps */
+    int stepping_installed; /* which of the two the solver has */
     pn_info last;
     /* per voice, set up on demand: draws with that voice fixed */
     pn_conditional *given[PN_SPACE_MAX_VOICES];
@@ -33,6 +36,18 @@ void pn_generator_free(pn_generator *gen)
     free(gen->group_of);
     free(gen->target);
     free(gen);
+}
+
+/* Installs the step settings (stepping = 1) or the caller's (0). */
+static pn_error use_settings(pn_generator *gen, int stepping, pn_error_info *info)
+{
+    if (gen->stepping_installed == stepping)
+        return PN_OK;
+    pn_error err =
+        pn_solver_update_settings(gen->solver, stepping ? &gen->stepping : &gen->knobs, info);
+    if (err == PN_OK)
+        gen->stepping_installed = stepping;
+    return err;
 }
 
 /* Realizes the current targets and hands the masses to the sampler. */
@@ -69,6 +84,11 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
         s = *settings;
     else
         pn_settings_default(&s);
+    gen->knobs = s;
+    gen->stepping = s;
+    /* A context step starts from the current solution only: the pool of
+     * other known selections would cost a full solve each, every step. */
+    gen->stepping.warm_pool = 0;
     pn_error err = PN_OK;
     gen->group_of = malloc((size_t)n * sizeof *gen->group_of);
     gen->target = malloc((size_t)pn_rule_set_num_rows(rs) * sizeof *gen->target);
@@ -101,12 +121,16 @@ fail:
 pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double alpha,
                                 pn_error_info *info)
 {
-    pn_settings s = *pn_solver_settings(gen->solver);
+    pn_settings s = gen->knobs;
     s.log2_lambda_w = log2_lambda_w;
     s.alpha = alpha;
     pn_error err = pn_solver_update_settings(gen->solver, &s, info);
     if (err != PN_OK)
         return err;
+    gen->knobs = s;
+    gen->stepping.log2_lambda_w = log2_lambda_w;
+    gen->stepping.alpha = alpha;
+    gen->stepping_installed = 0;
     return realize(gen, PN_START_WARM, info);
 }
 
@@ -116,6 +140,8 @@ pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_i
     if (err != PN_OK)
         return err;
     if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
+        return err;
+    if ((err = use_settings(gen, 1, info)) != PN_OK)
         return err;
     return realize(gen, PN_START_WARM, info);
 }

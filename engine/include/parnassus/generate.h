@@ -33,13 +33,14 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
                              pn_generator **out, pn_error_info *info);
 void pn_generator_free(pn_generator *gen);
 
-/* New knobs (or any settings) and a warm re-realization. */
+/* New knobs and a warm re-realization (with the settings' warm_pool). */
 pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double alpha,
                                 pn_error_info *info);
 
 /* Makes `previous` (k pitches, negative = rest; NULL = start over) the
- * context of the next step and re-realizes warm. PN_ERR_INVALID when a
- * pitch is outside the space. */
+ * context of the next step and re-realizes warm from the current solution
+ * alone (warm_pool 0: trying other known selections every step would cost
+ * a full solve each). PN_ERR_INVALID when a pitch is outside the space. */
 pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_info *info);
 
 /* A sonority drawn from the current realization into pitches (k entries,
