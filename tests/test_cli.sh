@@ -19,42 +19,7 @@ FULL=$DATA/instances/example-full.txt
 GROUPED=$DATA/instances/example-grouped.txt
 THREE=$DATA/cli/three-rules.txt
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/pn-test-cli.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/out
-ERR=$TMP/err
-
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-not_ok() {
-    failed=$((failed + 1))
-    echo "FAIL: $*" >&2
-}
-
-# check NAME CMD...: CMD must succeed.
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok; else not_ok "$name"; fi
-}
-
-# run_pn WANT NAME ARGS...: runs parnassus ARGS with stdout in $OUT and
-# stderr in $ERR; the exit status must be WANT.
-run_pn() {
-    local want=$1 name=$2 got=0
-    shift 2
-    "$PN" "$@" >"$OUT" 2>"$ERR" || got=$?
-    if [[ $got -eq $want ]]; then
-        ok
-    else
-        not_ok "$name: exit status $got, expected $want"
-        sed 's/^/    stderr: /' "$ERR" >&2
-    fi
-}
-
-has() { grep -qF -- "$2" "$1"; }
+source "$(dirname "$0")/cli_lib.sh" cli
 
 # usage_error NAME COMMAND ARGS...: exit 2 with a message that points to
 # the subcommand's help.
@@ -365,5 +330,4 @@ else
     echo "note: parnassus-gen not found at $GEN, A1 skipped" >&2
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+cli_finish

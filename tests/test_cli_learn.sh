@@ -19,40 +19,7 @@ CHORALES=$DATA/chorales.json
 FEATURES=$DATA/features.json
 MIDI=$DATA/scale.mid
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/pn-test-cli-learn.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/out
-ERR=$TMP/err
-
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-not_ok() {
-    failed=$((failed + 1))
-    echo "FAIL: $*" >&2
-}
-
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok; else not_ok "$name"; fi
-}
-
-# run_pn WANT NAME ARGS...: parnassus ARGS, stdout in $OUT, stderr in $ERR.
-run_pn() {
-    local want=$1 name=$2 got=0
-    shift 2
-    "$PN" "$@" >"$OUT" 2>"$ERR" || got=$?
-    if [[ $got -eq $want ]]; then
-        ok
-    else
-        not_ok "$name: exit status $got, expected $want"
-        sed 's/^/    stderr: /' "$ERR" >&2
-    fi
-}
-
-has() { grep -qF -- "$2" "$1"; }
+source "$(dirname "$0")/cli_lib.sh" cli-learn
 
 usage_error() {
     local name=$1
@@ -191,5 +158,4 @@ bad_input "voices differ" "a chorale file has 4 voices, but the space has 3" "$C
 bad_input "nothing in the mode" "no piece left to learn from" "$MIDI" --mode minor
 bad_input "nothing fits" "1 left out (outside the space)" "$MIDI" --features "$FEATURES"
 
-echo "test_cli_learn: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+cli_finish

@@ -19,42 +19,7 @@ CONTEXT=$DATA/context.json
 FOUR=$DATA/four.json
 INSTANCE=$2/cli/three-rules.txt
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/pn-test-cli-rules.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/out
-ERR=$TMP/err
-
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-not_ok() {
-    failed=$((failed + 1))
-    echo "FAIL: $*" >&2
-}
-
-# check NAME CMD...: CMD must succeed.
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok; else not_ok "$name"; fi
-}
-
-# run_pn WANT NAME ARGS...: runs parnassus ARGS with stdout in $OUT and
-# stderr in $ERR; the exit status must be WANT.
-run_pn() {
-    local want=$1 name=$2 got=0
-    shift 2
-    "$PN" "$@" >"$OUT" 2>"$ERR" || got=$?
-    if [[ $got -eq $want ]]; then
-        ok
-    else
-        not_ok "$name: exit status $got, expected $want"
-        sed 's/^/    stderr: /' "$ERR" >&2
-    fi
-}
-
-has() { grep -qF -- "$2" "$1"; }
+source "$(dirname "$0")/cli_lib.sh" cli-rules
 
 # bad_input NAME NEEDLE ARGS...: exit 2, NEEDLE in the message, nothing on stdout
 bad_input() {
@@ -429,5 +394,4 @@ bad_input "analyze: truncated chorale file" "truncated.json" \
 bad_input "analyze: no step in the space" "outside.mid" \
     analyze "$CONTEXT" "$TMP/outside.mid" --tonic keep
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+cli_finish

@@ -8,7 +8,6 @@
  * targets ("unconditional"), or the mean over the piece's steps of the
  * targets the rules give for each step's own previous sonority
  * ("context"). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,38 +97,6 @@ typedef struct analyze_request {
     const char *plot_errors;
 } analyze_request;
 
-/* "C", "c#", "Db", "B", ... or 0..11; -1 for "keep". */
-static int parse_tonic(const char *text, int *tonic)
-{
-    if (strcmp(text, "keep") == 0) {
-        *tonic = -1;
-        return 0;
-    }
-    size_t len = strlen(text);
-    if (len >= 1 && len <= 2 && strspn(text, "0123456789") == len) {
-        int v = atoi(text);
-        if (v > 11)
-            return -1;
-        *tonic = v;
-        return 0;
-    }
-    static const int natural[7] = {9, 11, 0, 2, 4, 5, 7}; /* A..G */
-    int letter = toupper((unsigned char)text[0]);
-    if (letter < 'A' || letter > 'G' || len > 2)
-        return -1;
-    int v = natural[letter - 'A'];
-    if (len == 2) {
-        if (text[1] == '#')
-            v += 1;
-        else if (text[1] == 'b')
-            v += 11;
-        else
-            return -1;
-    }
-    *tonic = v % 12;
-    return 0;
-}
-
 /* Fills req from the command line; PN_EXIT_OK, PN_EXIT_USAGE, or -1 after
  * the help. */
 static int parse_request(int argc, char **argv, analyze_request *req)
@@ -158,11 +125,8 @@ static int parse_request(int argc, char **argv, analyze_request *req)
         return pn_cli_usage_error(command, "--plot-errors: '%s' must end in .png or .svg",
                                   req->plot_errors);
     const char *v;
-    if ((v = a.value[OPT_LOG2_LW]) &&
-        pn_cli_real(command, "log2-lambda-w", v, -60.0, 60.0, &s->log2_lambda_w) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_ALPHA]) &&
-        pn_cli_real(command, "alpha", v, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
+    if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], NULL, NULL, s) !=
+        PN_EXIT_OK)
         return PN_EXIT_USAGE;
     req->context = CONTEXT_AUTO;
     if ((v = a.value[OPT_CONTEXT_MODE])) {
@@ -184,7 +148,7 @@ static int parse_request(int argc, char **argv, analyze_request *req)
         else
             return pn_cli_usage_error(command, "--mode: '%s' is not 'any', 'major' or 'minor'", v);
     }
-    if ((v = a.value[OPT_TONIC]) && parse_tonic(v, &req->corpus.tonic) != 0)
+    if ((v = a.value[OPT_TONIC]) && pn_cli_tonic(v, 1, &req->corpus.tonic) != 0)
         return pn_cli_usage_error(
             command, "--tonic: '%s' is not 'keep', 0..11 or a note name (C, F#, Bb)", v);
     req->corpus.split = a.value[OPT_SPLIT];

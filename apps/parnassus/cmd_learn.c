@@ -1,6 +1,5 @@
 /* parnassus learn: a rule set's targets from chorales or a MIDI file
  * (docs/learning.md). */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -62,39 +61,6 @@ typedef struct learn_request {
     pn_cli_corpus_options corpus_options;
 } learn_request;
 
-/* "C", "c#", "Db", "Bb", ... or 0..11; -1 for "keep". Returns 0 or -2. */
-static int parse_tonic(const char *text, int *out)
-{
-    if (strcmp(text, "keep") == 0) {
-        *out = -1;
-        return 0;
-    }
-    size_t len = strlen(text);
-    if (len >= 1 && len <= 2 && strspn(text, "0123456789") == len) {
-        int v = atoi(text);
-        if (v > 11)
-            return -2;
-        *out = v;
-        return 0;
-    }
-    static const char letters[] = "CDEFGAB";
-    static const int pcs[] = {0, 2, 4, 5, 7, 9, 11};
-    const char *l = strchr(letters, toupper((unsigned char)text[0]));
-    if (text[0] == '\0' || !l || len > 2)
-        return -2;
-    int pc = pcs[l - letters];
-    if (len == 2) {
-        if (text[1] == '#')
-            pc += 1;
-        else if (text[1] == 'b')
-            pc -= 1;
-        else
-            return -2;
-    }
-    *out = (pc + 12) % 12;
-    return 0;
-}
-
 /* Fills req; returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was
  * printed. */
 static int parse_request(int argc, char **argv, learn_request *req)
@@ -124,7 +90,7 @@ static int parse_request(int argc, char **argv, learn_request *req)
         else
             return pn_cli_usage_error(command, "--mode must be major, minor or any (got '%s')", v);
     }
-    if ((v = a.value[OPT_TONIC]) && parse_tonic(v, &o->tonic) != 0)
+    if ((v = a.value[OPT_TONIC]) && pn_cli_tonic(v, 1, &o->tonic) != 0)
         return pn_cli_usage_error(command,
                                   "--tonic must be a note name (C, F#, Bb, ...), 0..11 or keep "
                                   "(got '%s')",

@@ -86,14 +86,8 @@ static int parse_request(int argc, char **argv, path_request *req)
     int context[PN_SPACE_MAX_VOICES], count;
     if (req->context && pn_cli_parse_context(command, req->context, context, &count) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    const char *v;
-    if ((v = a.value[OPT_ALPHA]) &&
-        pn_cli_real(command, "alpha", v, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_LAMBDA_P]) &&
-        pn_cli_real(command, "lambda-p", v, 0.0, INFINITY, &s->lambda_p) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_SEED]) && pn_cli_seed(command, "seed", v, &s->seed) != PN_EXIT_OK)
+    if (pn_cli_knobs(command, NULL, a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P], a.value[OPT_SEED],
+                     s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     return PN_EXIT_OK;
 }

@@ -1,12 +1,10 @@
 /* parnassus sample: sequential generation from a rule set into a Standard
  * MIDI File (docs/cli.md). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "midi_file.h"
 #include "options.h"
@@ -33,11 +31,16 @@ enum {
 };
 
 static const pn_cli_option sample_options[NUM_OPTIONS] = {
-    [OPT_LOG2_LW] = {"log2-lambda-w", 1}, [OPT_ALPHA] = {"alpha", 1},
-    [OPT_SEED] = {"seed", 1},             [OPT_STEPS] = {"steps", 1},
-    [OPT_BPM] = {"bpm", 1},               [OPT_DIVISION] = {"division", 1},
-    [OPT_KEY] = {"key", 1},               [OPT_OUTPUT] = {"output", 1},
-    [OPT_NO_TIES] = {"no-ties", 0},       [OPT_VELOCITY] = {"velocity", 1},
+    [OPT_LOG2_LW] = {"log2-lambda-w", 1},
+    [OPT_ALPHA] = {"alpha", 1},
+    [OPT_SEED] = {"seed", 1},
+    [OPT_STEPS] = {"steps", 1},
+    [OPT_BPM] = {"bpm", 1},
+    [OPT_DIVISION] = {"division", 1},
+    [OPT_KEY] = {"key", 1},
+    [OPT_OUTPUT] = {"output", 1},
+    [OPT_NO_TIES] = {"no-ties", 0},
+    [OPT_VELOCITY] = {"velocity", 1},
     [OPT_INDEPENDENT] = {"independent", 0},
     [OPT_SEARCH] = {"search", 0},
 };
@@ -70,7 +73,8 @@ static void print_help(const pn_settings *d)
            "  --division D       note value of one step: 1, 2, 4, 8, 16 or 32 (default %d:\n"
            "                     eighth notes)\n"
            "  --key K            move the music from the rule set's tonic C to K\n"
-           "                     (C, C#, Db, D, ..., B; default C), by the nearest shift\n"
+           "                     (C, C#, Db, D, ..., B or 0..11; default C), by the nearest\n"
+           "                     shift\n"
            "  --velocity V       note-on velocity, 1..127 (default %d)\n"
            "  --no-ties          strike a voice's repeated pitch again instead of holding it\n"
            "  --independent      draw every sonority from the first step's realization\n"
@@ -106,31 +110,9 @@ static int parse_int(const char *option, const char *text, int lo, int hi, int *
     if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if (x != floor(x))
-        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option,
-                                  text);
+        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option, text);
     *out = (int)x;
     return PN_EXIT_OK;
-}
-
-/* "C", "c#", "Db", "F#", "Bb" ... -> pitch class; -1 if not a key name. */
-static int tonic_of(const char *text)
-{
-    static const int letter_pc[7] = {9, 11, 0, 2, 4, 5, 7}; /* A..G */
-    const char c = (char)toupper((unsigned char)text[0]);
-    if (c < 'A' || c > 'G')
-        return -1;
-    int pc = letter_pc[c - 'A'];
-    const char *rest = text + 1;
-    if (*rest == '#' || strncasecmp(rest, "sharp", 5) == 0) {
-        pc += 1;
-        rest += *rest == '#' ? 1 : 5;
-    } else if (*rest == 'b' || strncasecmp(rest, "flat", 4) == 0) {
-        pc += 11;
-        rest += *rest == 'b' ? 1 : 4;
-    }
-    if (*rest != '\0')
-        return -1;
-    return pc % 12;
 }
 
 /* Returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was printed. */
@@ -174,17 +156,13 @@ static int parse_request(int argc, char **argv, sample_request *req)
         s->grow_seeds = 0;
     }
     const char *v;
-    if ((v = a.value[OPT_LOG2_LW]) &&
-        pn_cli_real(command, "log2-lambda-w", v, -60.0, 60.0, &s->log2_lambda_w) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_ALPHA]) &&
-        pn_cli_real(command, "alpha", v, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_SEED]) && pn_cli_seed(command, "seed", v, &s->seed) != PN_EXIT_OK)
+    if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], NULL, a.value[OPT_SEED],
+                     s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_BPM]) && pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != PN_EXIT_OK)
+    if ((v = a.value[OPT_BPM]) &&
+        pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_VELOCITY]) &&
         parse_int("velocity", v, 1, 127, &req->velocity) != PN_EXIT_OK)
@@ -197,8 +175,8 @@ static int parse_request(int argc, char **argv, sample_request *req)
                                       v);
     }
     if ((v = a.value[OPT_KEY])) {
-        const int tonic = tonic_of(v);
-        if (tonic < 0)
+        int tonic = 0;
+        if (pn_cli_tonic(v, 0, &tonic) != 0)
             return pn_cli_usage_error(command,
                                       "--key: expected a tonic such as C, F#, Bb, got '%s'", v);
         req->shift = tonic <= 6 ? tonic : tonic - 12;
@@ -270,8 +248,7 @@ static int run(const sample_request *req)
         for (int v = 0; v < k; ++v)
             shifted[v] = pitches[v] < 0 ? PN_MIDI_REST : pitches[v] + req->shift;
         if (pn_midi_add_sonority(writer, shifted, ticks, req->velocity) != PN_OK) {
-            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1,
-                    pn_midi_writer_error(writer));
+            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1, pn_midi_writer_error(writer));
             goto done;
         }
     }
@@ -287,8 +264,8 @@ static int run(const sample_request *req)
     if (!req->independent)
         printf("per step (draw + re-realization): median %.1f ms, max %.1f ms; rules kept "
                "%d..%d\n",
-               1e3 * step_seconds[req->steps / 2], 1e3 * step_seconds[req->steps - 1],
-               selected_min, selected_max);
+               1e3 * step_seconds[req->steps / 2], 1e3 * step_seconds[req->steps - 1], selected_min,
+               selected_max);
     rc = PN_EXIT_OK;
 done:
     pn_midi_writer_free(writer);

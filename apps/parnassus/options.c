@@ -292,6 +292,53 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
     return PN_EXIT_OK;
 }
 
+int pn_cli_knobs(const char *command, const char *log2_lambda_w, const char *alpha,
+                 const char *lambda_p, const char *seed, pn_settings *s)
+{
+    if (log2_lambda_w && pn_cli_real(command, "log2-lambda-w", log2_lambda_w, -60.0, 60.0,
+                                     &s->log2_lambda_w) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if (alpha && pn_cli_real(command, "alpha", alpha, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if (lambda_p &&
+        pn_cli_real(command, "lambda-p", lambda_p, 0.0, INFINITY, &s->lambda_p) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if (seed && pn_cli_seed(command, "seed", seed, &s->seed) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    return PN_EXIT_OK;
+}
+
+int pn_cli_tonic(const char *text, int allow_keep, int *out)
+{
+    if (allow_keep && strcmp(text, "keep") == 0) {
+        *out = -1;
+        return 0;
+    }
+    const size_t len = strlen(text);
+    if (len >= 1 && len <= 2 && strspn(text, "0123456789") == len) {
+        const int v = atoi(text);
+        if (v > 11)
+            return -1;
+        *out = v;
+        return 0;
+    }
+    static const int natural[7] = {9, 11, 0, 2, 4, 5, 7}; /* A..G */
+    const int letter = toupper((unsigned char)text[0]);
+    if (letter < 'A' || letter > 'G' || len > 2)
+        return -1;
+    int pc = natural[letter - 'A'];
+    if (len == 2) {
+        if (text[1] == '#')
+            pc += 1;
+        else if (text[1] == 'b')
+            pc += 11;
+        else
+            return -1;
+    }
+    *out = pc % 12;
+    return 0;
+}
+
 const char *pn_cli_basename(const char *path)
 {
     const char *slash = strrchr(path, '/');

@@ -10,6 +10,7 @@
 #include "parnassus/error.h"
 #include "parnassus/instance_io.h"
 #include "parnassus/rules.h"
+#include "parnassus/solver.h"
 #include "parnassus/space.h"
 
 enum {
@@ -73,10 +74,10 @@ int pn_cli_load_instance(const char *command, const char *file, pn_problem **pro
  * realized for a given previous sonority (--context). */
 
 typedef struct pn_cli_problem {
-    pn_problem *prob;      /* the de-overlapped problem; targets for the context */
-    pn_instance_form form; /* instance files: their form */
-    pn_rule_set *rules;    /* rule sets: the set; NULL for an instance file */
-    int has_context;       /* --context was given (rule sets only) */
+    pn_problem *prob;                 /* the de-overlapped problem; targets for the context */
+    pn_instance_form form;            /* instance files: their form */
+    pn_rule_set *rules;               /* rule sets: the set; NULL for an instance file */
+    int has_context;                  /* --context was given (rule sets only) */
     int context[PN_SPACE_MAX_VOICES]; /* its pitches, voice 1 first, PN_REST for a rest */
 } pn_cli_problem;
 
@@ -107,6 +108,18 @@ int pn_cli_load_rules(const char *command, const char *file, pn_rule_set **out);
 
 /* "72,67,R,48" for k pitches (PN_REST as R) into buf. */
 void pn_cli_format_pitches(const int *pitches, int count, char *buf, size_t size);
+
+/* The solver knobs of a command line: each text is an option's value or
+ * NULL (option absent, the setting stays). --log2-lambda-w within
+ * [-60, 60], --alpha in [0, 1], --lambda-p >= 0, --seed 0..2^63-1.
+ * Returns PN_EXIT_OK or prints a usage error and returns PN_EXIT_USAGE. */
+int pn_cli_knobs(const char *command, const char *log2_lambda_w, const char *alpha,
+                 const char *lambda_p, const char *seed, pn_settings *s);
+
+/* A tonic: a note name "C", "c#", "Db", "Bb", ... or 0..11 (sets *out to
+ * the pitch class), or, when allow_keep, "keep" (sets *out to -1).
+ * Returns 0, or -1 when text is none of these. */
+int pn_cli_tonic(const char *text, int allow_keep, int *out);
 
 /* The last component of a path, for titles ("dir/a1.txt" -> "a1.txt"). */
 const char *pn_cli_basename(const char *path);
