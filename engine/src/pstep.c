@@ -48,20 +48,29 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->grad = malloc((mm + 1) * sizeof(double));
     ps->dir = malloc((mm + 1) * sizeof(double));
     ps->coupled_of = malloc(mm * sizeof(int32_t));
-    ps->compact = malloc((mm + 1) * sizeof(double));
+    ps->compact = malloc((mm + 2) * sizeof(double));
+    ps->cmap = malloc(mm * sizeof(int32_t));
+    ps->sup_cap = (int64_t)(64 * mm) < (int64_t)(g * k) ? (int64_t)(64 * mm) : (int64_t)(g * k);
+    ps->sup_cols = malloc((size_t)ps->sup_cap * sizeof(int32_t) + 1);
+    ps->sup_c = malloc((size_t)ps->sup_cap * sizeof(double) + 1);
+    ps->pc_list = malloc(3 * mm * sizeof(int32_t));
     ps->hess = malloc((mm + 1) * (mm + 1) * sizeof(double));
     ps->y_act = malloc(mm * sizeof(double));
     ps->factor_of = malloc(mm * sizeof(int32_t));
     ps->elim_start = malloc((mm + 2) * sizeof(int32_t));
     ps->elim_idx = malloc((mm + 2) * sizeof(int32_t));
     ps->pre_r = malloc((mm + 2) * sizeof(double));
-    ps->cg_r = malloc(6 * (mm + 1) * sizeof(double));
+    /* m + 2 each: the coupled rows, mu and a zero slot for passive rows */
+    ps->cg_r = malloc(6 * (mm + 2) * sizeof(double));
+    ps->pair = malloc(2 * mm * sizeof(double));
+    ps->memo_w = malloc(mm * sizeof(double));
+    ps->memo_b = malloc(mm * sizeof(double));
     if (ps->cg_r) {
-        ps->cg_z = ps->cg_r + (mm + 1);
-        ps->cg_p = ps->cg_z + (mm + 1);
-        ps->cg_hp = ps->cg_p + (mm + 1);
-        ps->cg_diag = ps->cg_hp + (mm + 1);
-        ps->cg_t = ps->cg_diag + (mm + 1);
+        ps->cg_z = ps->cg_r + (mm + 2);
+        ps->cg_p = ps->cg_z + (mm + 2);
+        ps->cg_hp = ps->cg_p + (mm + 2);
+        ps->cg_diag = ps->cg_hp + (mm + 2);
+        ps->cg_t = ps->cg_diag + (mm + 2);
     }
     if (!ps->rule_kept || !ps->row_in_kept || !ps->merged_of || !ps->merged_weight ||
         !ps->member_start || !ps->members || !ps->carry || !ps->act_rule || !ps->act_first ||
@@ -69,7 +78,8 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
         !ps->ws || !ps->in_ws || !ps->t || !ps->qt || !ps->center || !ps->kappa || !ps->support ||
         !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
         !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of || !ps->cg_r ||
-        !ps->elim_start || !ps->elim_idx || !ps->pre_r) {
+        !ps->elim_start || !ps->elim_idx || !ps->pre_r || !ps->pair || !ps->memo_w || !ps->memo_b ||
+        !ps->cmap || !ps->pc_list || !ps->sup_cols || !ps->sup_c) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
@@ -97,7 +107,8 @@ void pn_pstep_free(pn_pstep *ps)
                      ps->nu_act,       ps->nu_try,      ps->grad,      ps->dir,
                      ps->coupled_of,   ps->compact,     ps->hess,      ps->y_act,
                      ps->factor_of,    ps->cg_r,        ps->elim_start, ps->elim_idx,
-                     ps->pre_r};
+                     ps->pre_r,        ps->pair,        ps->memo_w,     ps->memo_b,
+                     ps->cmap,         ps->pc_list,     ps->sup_cols,   ps->sup_c};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
     free(ps);
@@ -114,6 +125,7 @@ static void clear_working_set(pn_pstep *ps)
 void pn_pstep_reset(pn_pstep *ps)
 {
     ps->have_dual = 0;
+    ps->memo_valid = 0;
     ps->factor_n = 0;
     memset(ps->nu, 0, (size_t)ps->m * sizeof *ps->nu);
     clear_working_set(ps);
@@ -234,29 +246,49 @@ static double kth_largest(double *v, int64_t n, int64_t count)
     return v[k];
 }
 
-/* Prices every group outside the working set at (nu, mu) and adds the
- * largest violators (t_j > threshold). With an empty working set, mu is
- * first fitted over all groups. Returns the number added. */
-static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
+/* Sum of v over a group's k rows, with four independent partial sums (the
+ * passes over all groups are bound by the latency of one long chain). */
+static inline double sum_rows(const int32_t *col, int32_t k, const double *v)
 {
-    if (ps->ws_count == 0) {
-        /* a cold start: every group is a candidate; fit mu over all */
-        for (int64_t j = 0; j < ps->J; ++j)
-            ps->ws[j] = (int32_t)j;
-        ps->ws_count = ps->J;
-        pn_pstep_fit_mu(ps, nu);
-        ps->ws_count = 0;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int32_t a = 0;
+    for (; a + 4 <= k; a += 4) {
+        s0 += v[col[a]];
+        s1 += v[col[a + 1]];
+        s2 += v[col[a + 2]];
+        s3 += v[col[a + 3]];
     }
-    int64_t n = 0;
-    for (int64_t j = 0; j < ps->J; ++j) {
-        if (ps->in_ws[j])
-            continue;
-        const double t = ps->center[j] + ps->merged_weight[j] * (ps->mu - group_sum(ps, j, nu));
-        if (t > threshold) {
-            ps->cand[n] = (int32_t)j;
-            ps->cand_t[n++] = t;
-        }
+    for (; a < k; ++a)
+        s0 += v[col[a]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* Both sums of interleaved pairs (v[2a], v[2a + 1]) over a group's rows. */
+static inline void sum_rows_pair(const int32_t *col, int32_t k, const double *v, double *first,
+                                 double *second)
+{
+    double s0 = 0.0, s1 = 0.0, g0 = 0.0, g1 = 0.0;
+    int32_t a = 0;
+    for (; a + 2 <= k; a += 2) {
+        const double *x = v + 2 * (int64_t)col[a], *y = v + 2 * (int64_t)col[a + 1];
+        s0 += x[0];
+        g0 += x[1];
+        s1 += y[0];
+        g1 += y[1];
     }
+    if (a < k) {
+        const double *x = v + 2 * (int64_t)col[a];
+        s0 += x[0];
+        g0 += x[1];
+    }
+    *first = s0 + s1;
+    *second = g0 + g1;
+}
+
+/* Adds the max_add largest of the n candidates (cand, cand_t) to the
+ * working set. Returns the number added. */
+static int64_t add_candidates(pn_pstep *ps, int64_t n, int64_t max_add)
+{
     double cut = -INFINITY;
     if (n > max_add) {
         /* keep the max_add largest: find the cut on a copy in kappa */
@@ -273,6 +305,97 @@ static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t m
         ++added;
     }
     return added;
+}
+
+/* Prices every group outside the working set at (nu, mu) and adds the
+ * largest violators (t_j > threshold). With an empty working set, mu is
+ * first fitted over all groups. Returns the number added. */
+static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
+{
+    if (ps->ws_count == 0) {
+        /* a cold start: every group is a candidate; fit mu over all */
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->ws[j] = (int32_t)j;
+        ps->ws_count = ps->J;
+        pn_pstep_fit_mu(ps, nu);
+        ps->ws_count = 0;
+    }
+    const int32_t ka = ps->k_act;
+    const double mu = ps->mu;
+    int64_t n = 0;
+    for (int64_t j = 0; j < ps->J; ++j) {
+        if (ps->in_ws[j])
+            continue;
+        const double t =
+            ps->center[j] + ps->merged_weight[j] * (mu - sum_rows(ps->cols + j * ka, ka, nu));
+        if (t > threshold) {
+            ps->cand[n] = (int32_t)j;
+            ps->cand_t[n++] = t;
+        }
+    }
+    return add_candidates(ps, n, max_add);
+}
+
+/* The last pricing pass of a solve fused with its certificate: prices the
+ * groups outside the working set at (nu, mu) as price() does and, in the
+ * same pass over the K' groups, computes the primal KKT residual and the
+ * Frank-Wolfe gap of the working set's current (normalised) masses exactly
+ * as certificate() does. The certificate is valid when nothing is added. */
+static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, int64_t max_add,
+                             const double *b, const double *w, double lambda, double *kkt,
+                             double *gap)
+{
+    const int32_t ka = ps->k_act, ma = ps->m_act;
+    memset(ps->y_act, 0, (size_t)ma * sizeof *ps->y_act);
+    double total = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->qt[p] > 0.0))
+            continue;
+        total += ps->qt[p];
+        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        for (int32_t a = 0; a < ka; ++a)
+            ps->y_act[col[a]] += ps->qt[p];
+    }
+    const double scale = total > 0.0 ? 1.0 / total : 0.0;
+    double *pair = ps->pair;
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->act_row[a];
+        pair[2 * a] = nu[a];
+        pair[2 * a + 1] = 2.0 * w[i] * (ps->y_act[a] * scale - b[i]); /* row gradient */
+    }
+    double gmin = INFINITY, gmax_support = -INFINITY, dot = 0.0;
+    /* the working set's groups: q from their masses */
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        const double q = ps->qt[p] * scale;
+        double sn, sg;
+        sum_rows_pair(ps->cols + (int64_t)j * ka, ka, pair, &sn, &sg);
+        const double g = 2.0 * lambda * (q - ps->center[j]) / (double)ps->merged_weight[j] + sg;
+        gmin = g < gmin ? g : gmin;
+        if (q > 0.0)
+            gmax_support = g > gmax_support ? g : gmax_support;
+        dot += q * g;
+    }
+    /* every other group: q = 0; priced and certified in one pass */
+    const double mu = ps->mu;
+    int64_t n = 0;
+    for (int64_t j = 0; j < ps->J; ++j) {
+        if (ps->in_ws[j])
+            continue;
+        const double c = (double)ps->merged_weight[j], r = ps->center[j];
+        double sn, sg;
+        sum_rows_pair(ps->cols + j * ka, ka, pair, &sn, &sg);
+        const double t = r + c * (mu - sn);
+        if (t > threshold) {
+            ps->cand[n] = (int32_t)j;
+            ps->cand_t[n++] = t;
+        }
+        const double g = -2.0 * lambda * r / c + sg;
+        gmin = g < gmin ? g : gmin;
+    }
+    *kkt = gmax_support - gmin;
+    *gap = dot - gmin;
+    return add_candidates(ps, n, max_add);
 }
 
 /* Drops working-set entries without mass when the set has grown large. */
@@ -315,14 +438,25 @@ static void moderate_untouched(pn_pstep *ps, int64_t old_count)
 /* Runs the working-set loop for penalty lambda: price, solve the working
  * set, until pricing finds no violator after an exact solve. */
 static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
-                      int max_newton)
+                      int max_newton, int skip_first, int certify)
 {
     const int64_t max_add = ps->m_act * 2 > MIN_ADD ? (int64_t)ps->m_act * 2 : MIN_ADD;
     int exact = 0; /* the last restricted solve met tol */
     for (int round = 0; round < MAX_ROUNDS; ++round) {
         ps->pricing_rounds++;
         const int64_t old_count = ps->ws_count;
-        int64_t added = ps->ws_count == ps->J ? 0 : price(ps, ps->nu_act, tol, max_add);
+        int64_t added = 0;
+        ps->cert_done = 0;
+        if (ps->ws_count == ps->J || (round == 0 && skip_first)) {
+            /* everything is in the working set, or the dual is the last
+             * solve's final one, which pricing found no violator at */
+            added = 0;
+        } else if (exact && certify) {
+            added = price_certify(ps, ps->nu_act, tol, max_add, b, w, lambda, &ps->kkt, &ps->gap);
+            ps->cert_done = added == 0;
+        } else {
+            added = price(ps, ps->nu_act, tol, max_add);
+        }
         if (added == 0 && exact)
             return 0;
         if (ps->ws_count == 0)
@@ -427,13 +561,23 @@ void pn_pstep_expand(const pn_pstep *ps, double *q)
 int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
                    double tol, int max_newton, double *y)
 {
-    if (update_structure(ps, prob, w) < 0)
-        return -1;
-    const int32_t ma = ps->m_act;
+    const size_t mbytes = (size_t)ps->m * sizeof *w;
     const double *b = prob->target;
     ps->newton_iterations = 0;
     ps->factorisations = 0;
     ps->pricing_rounds = 0;
+    if (ps->memo_valid && lambda_p == ps->memo_lambda && tol == ps->memo_tol &&
+        memcmp(w, ps->memo_w, mbytes) == 0 && memcmp(b, ps->memo_b, mbytes) == 0) {
+        /* the same problem as the last solve, which met tol and left the
+         * state as it is: its solution and certificate stand */
+        realize(ps, prob, y);
+        return 0;
+    }
+    ps->memo_valid = 0;
+    ps->cert_done = 0;
+    if (update_structure(ps, prob, w) < 0)
+        return -1;
+    const int32_t ma = ps->m_act;
     int rc;
     if (lambda_p > 0.0) {
         /* warm: the last dual; cold: nu = -w b / lambda ("nothing supplied") */
@@ -442,6 +586,9 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
          * supported, a support that Newton shrinks quickly) is the better
          * start; cold: -w b / lambda ("nothing supplied", for pricing) */
         const int restart = ps->restructured;
+        /* a warm dual on the same structure is the last solve's final one:
+         * its pricing found nothing, so the first round goes to Newton */
+        const int skip_first = ps->have_dual && !restart;
         for (int32_t a = 0; a < ma; ++a) {
             const int32_t i = ps->act_row[a];
             ps->nu_act[a] = ps->passive[a] || (ps->have_dual && restart) ? 0.0
@@ -460,7 +607,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
         } else {
             compact_working_set(ps, 4 * ps->support_count + 4 * MIN_ADD);
         }
-        rc = solve_dual(ps, b, w, lambda_p, tol, max_newton);
+        rc = solve_dual(ps, b, w, lambda_p, tol, max_newton, skip_first, 1);
     } else {
         /* lambda_p = 0: proximal steps min f(q) + eps sum (q - q_prev)^2 / c,
          * each solved like the above; they converge to a minimiser of (8) */
@@ -479,7 +626,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
             ps->nu_act[a] = 0.0;
         rc = 1;
         for (int outer = 0; outer < 2000; ++outer) {
-            if (solve_dual(ps, b, w, eps, tol, max_newton) < 0) {
+            if (solve_dual(ps, b, w, eps, tol, max_newton, 0, 0) < 0) {
                 rc = -1;
                 break;
             }
@@ -500,12 +647,20 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
     for (int32_t a = 0; a < ma; ++a)
         ps->nu[ps->act_row[a]] = ps->nu_act[a];
     ps->have_dual = lambda_p > 0.0;
-    certificate(ps, b, w, lambda_p > 0.0 ? lambda_p : 0.0, &ps->kkt, &ps->gap);
+    if (!(lambda_p > 0.0 && rc == 0 && ps->cert_done))
+        certificate(ps, b, w, lambda_p > 0.0 ? lambda_p : 0.0, &ps->kkt, &ps->gap);
     if (!(lambda_p > 0.0)) {
         memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
         ps->have_dual = 0;
     }
     realize(ps, prob, y);
+    if (lambda_p > 0.0 && rc == 0) {
+        memcpy(ps->memo_w, w, mbytes);
+        memcpy(ps->memo_b, b, mbytes);
+        ps->memo_lambda = lambda_p;
+        ps->memo_tol = tol;
+        ps->memo_valid = 1;
+    }
     return rc;
 }
 

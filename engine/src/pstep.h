@@ -104,6 +104,22 @@ typedef struct pn_pstep {
     int32_t *factor_of;                                  /* m: active row -> factor index or -1 */
     double *cg_r, *cg_z, *cg_p, *cg_hp, *cg_diag, *cg_t; /* m + 1 each */
     double *y_act;                                       /* m_act */
+    int32_t *cmap; /* m_act: coupled index, or n_coupled + 1 (a zero slot) */
+    /* the supported groups' rows as cmap indices (support_count x k_act,
+     * contiguous) and weights c_j, when they fit (sup_ok) */
+    int32_t *sup_cols;
+    double *sup_c;
+    int64_t sup_cap;
+    int sup_ok;
+    int32_t *pc_list; /* 3 m: the preconditioner's row lists (see precondition) */
+    int32_t pc_fa, pc_da, pc_ea;
+    int pc_valid;
+    double *pair;  /* 2 m: (nu, row gradient) interleaved for the fused pass */
+    int cert_done; /* the last pricing pass also certified the final q */
+    /* the last solve's inputs, to recognise an identical repeat */
+    double *memo_w, *memo_b; /* m each */
+    double memo_lambda, memo_tol;
+    int memo_valid;
     /* results of the last solve */
     int newton_iterations;
     int factorisations;

@@ -163,6 +163,23 @@ static void prepare_newton(pn_pstep *ps)
     for (int32_t a = 0; a < ma; ++a)
         if (ps->coupled_of[a] == 0)
             ps->coupled_of[a] = ps->n_coupled++;
+    /* the same with uncoupled rows sent to a slot after mu that holds 0 in
+     * the vectors the support loops read (no branch per row) */
+    const int32_t zero_slot = ps->n_coupled + 1;
+    for (int32_t a = 0; a < ma; ++a)
+        ps->cmap[a] = ps->coupled_of[a] >= 0 ? ps->coupled_of[a] : zero_slot;
+    ps->pc_valid = 0;
+    /* a contiguous copy of the support's rows for the CG loops */
+    ps->sup_ok = ps->support_count * ka <= ps->sup_cap;
+    if (ps->sup_ok)
+        for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+            const int32_t j = ps->ws[ps->support[idx]];
+            const int32_t *col = ps->cols + (int64_t)j * ka;
+            int32_t *out = ps->sup_cols + idx * ka;
+            for (int32_t a = 0; a < ka; ++a)
+                out[a] = ps->cmap[col[a]];
+            ps->sup_c[idx] = (double)ps->merged_weight[j];
+        }
 }
 
 /* Block elimination. Each group has exactly one row in every kept rule,
@@ -223,6 +240,7 @@ static int32_t plan_factor(pn_pstep *ps)
         }
     }
     ps->elim_k = best_count >= ELIM_MIN_ROWS ? best : -1;
+    ps->pc_valid = 0;
     int32_t lo = 0, hi = 0;
     if (ps->elim_k >= 0) {
         lo = ps->act_first[ps->elim_k];
@@ -331,22 +349,34 @@ static void coupled_apply(const pn_pstep *ps, const double *w, double lambda, co
                           double *out)
 {
     const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled;
-    const int32_t *map = ps->coupled_of;
+    const int32_t *map = ps->coupled_of, *cmap = ps->cmap;
     for (int32_t a = 0; a < ma; ++a)
         if (map[a] >= 0)
             out[map[a]] = lambda / w[ps->act_row[a]] * v[map[a]];
     out[nc] = 0.0;
+    out[nc + 1] = 0.0; /* the zero slot collects the uncoupled rows' terms; v[nc + 1] = 0 */
+    if (ps->sup_ok) {
+        for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+            const int32_t *cc = ps->sup_cols + idx * ka;
+            double dot = -v[nc];
+            for (int32_t x = 0; x < ka; ++x)
+                dot += v[cc[x]];
+            dot *= ps->sup_c[idx];
+            for (int32_t x = 0; x < ka; ++x)
+                out[cc[x]] += dot;
+            out[nc] -= dot;
+        }
+        return;
+    }
     for (int64_t idx = 0; idx < ps->support_count; ++idx) {
         const int32_t j = ps->ws[ps->support[idx]];
         const int32_t *col = ps->cols + (int64_t)j * ka;
         double dot = -v[nc];
         for (int32_t x = 0; x < ka; ++x)
-            if (map[col[x]] >= 0)
-                dot += v[map[col[x]]];
+            dot += v[cmap[col[x]]];
         dot *= (double)ps->merged_weight[j];
         for (int32_t x = 0; x < ka; ++x)
-            if (map[col[x]] >= 0)
-                out[map[col[x]]] += dot;
+            out[cmap[col[x]]] += dot;
         out[nc] -= dot;
     }
 }
@@ -359,17 +389,73 @@ static void coupled_apply(const pn_pstep *ps, const double *w, double lambda, co
  * blocks, so this is a valid preconditioner however the support or w moved
  * since the factorisation; right after a factorisation it is the exact
  * inverse. */
+/* The rows precondition() visits, from coupled_of, factor_of and elim_k:
+ * coupled rows with a factor index (pairs in the first two thirds), then
+ * in the last third the coupled rows without one (from the front) and the
+ * eliminated rule's coupled rows (from the back). */
+static void build_pc_lists(pn_pstep *ps)
+{
+    const int32_t ma = ps->m_act, m = ps->m;
+    int32_t *fi = ps->pc_list, *ff = ps->pc_list + m, *misc = ps->pc_list + 2 * (int64_t)m;
+    int32_t lo = 0, hi = 0;
+    if (ps->elim_k >= 0) {
+        lo = ps->act_first[ps->elim_k];
+        const int32_t rule = ps->act_rule[ps->elim_k];
+        hi = lo + ps->rule_start[rule + 1] - ps->rule_start[rule];
+    }
+    int32_t nfa = 0, nda = 0, nea = 0;
+    for (int32_t a = 0; a < ma; ++a) {
+        const int32_t i = ps->coupled_of[a];
+        if (i < 0)
+            continue;
+        if (a >= lo && a < hi) {
+            misc[m - 1 - nea++] = i;
+            continue;
+        }
+        const int32_t f = ps->factor_of[a];
+        if (f >= 0) {
+            fi[nfa] = i;
+            ff[nfa++] = f;
+        } else {
+            misc[nda++] = i;
+        }
+    }
+    ps->pc_fa = nfa;
+    ps->pc_da = nda;
+    ps->pc_ea = nea;
+    ps->pc_valid = 1;
+}
+
 static void precondition(pn_pstep *ps, const double *r, double *z)
 {
-    const int32_t ka = ps->k_act, ma = ps->m_act, nc = ps->n_coupled;
+    const int32_t ka = ps->k_act, nc = ps->n_coupled, mcap = ps->m;
     const int nf = ps->factor_n;
+    const int32_t *cmap = ps->cmap;
     double *t = ps->cg_t;
     const double *rr = r;
+    if (!ps->pc_valid)
+        build_pc_lists(ps);
+    const int32_t *fi = ps->pc_list, *ff = ps->pc_list + mcap;
+    const int32_t *misc = ps->pc_list + 2 * (int64_t)mcap;
+    const int32_t ek = ps->elim_k;
     if (ps->elim_k >= 0) {
         /* r_R - H_RE D^-1 r_E */
         double *m = ps->pre_r;
         memcpy(m, r, (size_t)(nc + 1) * sizeof *m);
-        for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+        const int32_t zero_slot = nc + 1;
+        for (int64_t idx = 0; ps->sup_ok && idx < ps->support_count; ++idx) {
+            const int32_t *cc = ps->sup_cols + idx * ka;
+            const int32_t ie = cc[ek];
+            if (ie == zero_slot)
+                continue;
+            const double coef = ps->sup_c[idx] * r[ie] / ps->cg_diag[ie];
+            for (int32_t x = 0; x < ek; ++x)
+                m[cc[x]] -= coef;
+            for (int32_t x = ek + 1; x < ka; ++x)
+                m[cc[x]] -= coef;
+            m[nc] += coef;
+        }
+        for (int64_t idx = 0; !ps->sup_ok && idx < ps->support_count; ++idx) {
             const int32_t j = ps->ws[ps->support[idx]];
             const int32_t *col = ps->cols + (int64_t)j * ka;
             const int32_t e = elim_row(ps, col);
@@ -377,63 +463,64 @@ static void precondition(pn_pstep *ps, const double *r, double *z)
                 continue;
             const int32_t ie = ps->coupled_of[e];
             const double coef = (double)ps->merged_weight[j] * r[ie] / ps->cg_diag[ie];
-            for (int32_t x = 0; x < ka; ++x) {
-                const int32_t ix = ps->coupled_of[col[x]];
-                if (x != ps->elim_k && ix >= 0)
-                    m[ix] -= coef;
-            }
+            /* uncoupled rows land in the zero slot nc + 1 (unused here) */
+            for (int32_t x = 0; x < ek; ++x)
+                m[cmap[col[x]]] -= coef;
+            for (int32_t x = ek + 1; x < ka; ++x)
+                m[cmap[col[x]]] -= coef;
             m[nc] += coef;
         }
         rr = m;
     }
     memset(t, 0, (size_t)nf * sizeof *t);
-    int32_t lo = 0, hi = 0;
-    if (ps->elim_k >= 0) {
-        lo = ps->act_first[ps->elim_k];
-        const int32_t rule = ps->act_rule[ps->elim_k];
-        hi = lo + ps->rule_start[rule + 1] - ps->rule_start[rule];
-    }
-    for (int32_t a = 0; a < ma; ++a) {
-        const int32_t i = ps->coupled_of[a];
-        if (i < 0 || (a >= lo && a < hi))
-            continue;
-        const int32_t f = ps->factor_of[a];
-        if (f >= 0)
-            t[f] = rr[i];
-        else
-            z[i] = rr[i] / ps->cg_diag[i];
+    for (int32_t k = 0; k < ps->pc_fa; ++k)
+        t[ff[k]] = rr[fi[k]];
+    for (int32_t k = 0; k < ps->pc_da; ++k) {
+        const int32_t i = misc[k];
+        z[i] = rr[i] / ps->cg_diag[i];
     }
     t[nf - 1] = rr[nc];
     cholesky_solve(ps->hess, nf, t);
-    for (int32_t a = 0; a < ma; ++a) {
-        const int32_t i = ps->coupled_of[a];
-        if (i >= 0 && ps->factor_of[a] >= 0)
-            z[i] = t[ps->factor_of[a]];
-    }
+    for (int32_t k = 0; k < ps->pc_fa; ++k)
+        z[fi[k]] = t[ff[k]];
     z[nc] = t[nf - 1];
     if (ps->elim_k < 0)
         return;
     /* x_E = D^-1 (r_E - H_ER x_R) */
-    for (int32_t a = lo; a < hi; ++a)
-        if (ps->coupled_of[a] >= 0)
-            z[ps->coupled_of[a]] = r[ps->coupled_of[a]];
-    for (int64_t idx = 0; idx < ps->support_count; ++idx) {
+    for (int32_t k = 0; k < ps->pc_ea; ++k) {
+        const int32_t i = misc[mcap - 1 - k];
+        z[i] = r[i];
+    }
+    z[nc + 1] = 0.0; /* the zero slot */
+    for (int64_t idx = 0; ps->sup_ok && idx < ps->support_count; ++idx) {
+        const int32_t *cc = ps->sup_cols + idx * ka;
+        const int32_t ie = cc[ek];
+        if (ie == nc + 1)
+            continue;
+        double dot = -z[nc];
+        for (int32_t x = 0; x < ek; ++x)
+            dot += z[cc[x]];
+        for (int32_t x = ek + 1; x < ka; ++x)
+            dot += z[cc[x]];
+        z[ie] -= ps->sup_c[idx] * dot;
+    }
+    for (int64_t idx = 0; !ps->sup_ok && idx < ps->support_count; ++idx) {
         const int32_t j = ps->ws[ps->support[idx]];
         const int32_t *col = ps->cols + (int64_t)j * ka;
         const int32_t e = elim_row(ps, col);
         if (e < 0)
             continue;
         double dot = -z[nc];
-        for (int32_t x = 0; x < ka; ++x) {
-            const int32_t ix = ps->coupled_of[col[x]];
-            if (x != ps->elim_k && ix >= 0)
-                dot += z[ix];
-        }
+        for (int32_t x = 0; x < ek; ++x)
+            dot += z[cmap[col[x]]];
+        for (int32_t x = ek + 1; x < ka; ++x)
+            dot += z[cmap[col[x]]];
         z[ps->coupled_of[e]] -= (double)ps->merged_weight[j] * dot;
     }
-    for (int32_t a = lo; a < hi; ++a)
-        if (ps->coupled_of[a] >= 0)
-            z[ps->coupled_of[a]] /= ps->cg_diag[ps->coupled_of[a]];
+    for (int32_t k = 0; k < ps->pc_ea; ++k) {
+        const int32_t i = misc[mcap - 1 - k];
+        z[i] /= ps->cg_diag[i];
+    }
 }
 
 /* Conjugate gradients on the coupled block, preconditioned by the last
@@ -460,6 +547,7 @@ static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double fo
         p[i] = z[i];
         rz += r[i] * z[i];
     }
+    p[n] = 0.0; /* the zero slot read by coupled_apply */
     const double target = forcing * forcing * r0;
     for (int it = 0; it < PCG_BUDGET; ++it) {
         coupled_apply(ps, w, lambda, p, hp);
