@@ -435,15 +435,40 @@ static void moderate_untouched(pn_pstep *ps, int64_t old_count)
             ps->nu_act[a] = 0.0;
 }
 
+/* Drops the working-set entries without mass at the current dual (t <= 0
+ * and no proximal centre), keeping t and qt aligned with ws. */
+static void drop_unsupported(pn_pstep *ps)
+{
+    int64_t out = 0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        const int32_t j = ps->ws[p];
+        if (ps->t[p] > 0.0 || ps->center[j] > 0.0) {
+            ps->ws[out] = j;
+            ps->t[out] = ps->t[p];
+            ps->qt[out++] = ps->qt[p];
+        } else {
+            ps->in_ws[j] = 0;
+        }
+    }
+    ps->ws_count = out;
+}
+
 /* Runs the working-set loop for penalty lambda: price, solve the working
  * set, until pricing finds no violator after an exact solve. */
 static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
-                      int max_newton, int skip_first, int certify)
+                      int max_newton, int skip_first, int certify, int cold)
 {
     const int64_t max_add = ps->m_act * 2 > MIN_ADD ? (int64_t)ps->m_act * 2 : MIN_ADD;
     int exact = 0; /* the last restricted solve met tol */
+    int was_loose = 0;
     for (int round = 0; round < MAX_ROUNDS; ++round) {
         ps->pricing_rounds++;
+        /* cold: after a loose round, the groups it left without mass go,
+         * so the working set stays near the support instead of growing by
+         * max_add every round (they return if pricing finds them again);
+         * warm solves keep them (their few loose rounds profit from them) */
+        if (was_loose && cold)
+            drop_unsupported(ps);
         const int64_t old_count = ps->ws_count;
         int64_t added = 0;
         ps->cert_done = 0;
@@ -470,6 +495,7 @@ static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lam
         /* while pricing still finds many violators the working set is far
          * from final: a few Newton steps suffice before pricing again */
         const int loose = added == max_add;
+        was_loose = loose;
         int r = pn_pstep_newton(ps, b, w, lambda, tol, loose ? 4 : max_newton);
         if (r < 0)
             return -1;
@@ -607,7 +633,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
         } else {
             compact_working_set(ps, 4 * ps->support_count + 4 * MIN_ADD);
         }
-        rc = solve_dual(ps, b, w, lambda_p, tol, max_newton, skip_first, 1);
+        rc = solve_dual(ps, b, w, lambda_p, tol, max_newton, skip_first, 1, !ps->have_dual);
     } else {
         /* lambda_p = 0: proximal steps min f(q) + eps sum (q - q_prev)^2 / c,
          * each solved like the above; they converge to a minimiser of (8) */
@@ -626,7 +652,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
             ps->nu_act[a] = 0.0;
         rc = 1;
         for (int outer = 0; outer < 2000; ++outer) {
-            if (solve_dual(ps, b, w, eps, tol, max_newton, 0, 0) < 0) {
+            if (solve_dual(ps, b, w, eps, tol, max_newton, 0, 0, 0) < 0) {
                 rc = -1;
                 break;
             }

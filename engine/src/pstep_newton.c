@@ -111,8 +111,13 @@ void pn_pstep_fit_mu(pn_pstep *ps, const double *nu)
         mu = right + (1.0 - mass) / csum;
         f = mass_excess(ps, s_of, mu, &slope);
     }
+    /* Newton from the right of the root; once rounding stalls it (mu no
+     * longer moves) the remaining iterations would change nothing */
     for (int it = 0; it < 500 && f > 1e-15 && slope > 0.0; ++it) {
-        mu -= f / slope;
+        const double next = mu - f / slope;
+        if (next == mu)
+            break;
+        mu = next;
         f = mass_excess(ps, s_of, mu, &slope);
     }
     ps->mu = mu;
