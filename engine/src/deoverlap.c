@@ -10,7 +10,15 @@
 
 #include "idmap.h"
 
-enum { CHUNK = 1 << 14 };
+enum { CHUNK = 1 << 14, PREFETCH = 32, SMALL_RANGE = 1 << 20 };
+
+/* A hint to fetch what a later input will look up (the groups' first
+ * children are read in no particular order). */
+#if defined(__GNUC__) || defined(__clang__)
+#define prefetch(p) __builtin_prefetch((p), 1)
+#else
+#define prefetch(p) ((void)(p))
+#endif
 
 /* Per refinement pass: where each new id came from. */
 typedef struct pass_links {
@@ -40,6 +48,12 @@ static int links_push(pass_links *l, int32_t parent, int32_t cell)
     return 0;
 }
 
+/* The first child of a group in a refinement pass: its cell and new id. */
+typedef struct child {
+    int32_t cell; /* -1 = none yet */
+    int32_t id;
+} child;
+
 pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_error_info *info)
 {
     return pn_deoverlap_map(prob, source, ctx, NULL, info);
@@ -57,6 +71,7 @@ pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, in
     int32_t *ids = malloc((size_t)n * sizeof *ids);
     int32_t *cells = malloc(CHUNK * sizeof *cells);
     pass_links *links = calloc((size_t)K, sizeof *links);
+    child *head = NULL; /* per current group: its first child in this pass */
     pn_idmap map;
     memset(&map, 0, sizeof map);
     if (!ids || !cells || !links) {
@@ -64,17 +79,37 @@ pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, in
         goto done;
     }
     size_t groups = 1; /* before rule 0 every input is in one group, id 0 */
-    memset(ids, 0, (size_t)n * sizeof *ids);
+    size_t head_capacity = 0;
+    if (K == 0)
+        memset(ids, 0, (size_t)n * sizeof *ids); /* rule 0 sets ids otherwise */
     for (int32_t r = 0; r < K; ++r) {
         const int32_t mr = pn_rule_size(prob, r);
-        int64_t range = (int64_t)groups * mr;
-        size_t expected = (size_t)(range < n ? range : n);
-        if (expected > (1u << 20))
-            expected = 1u << 20;
-        if (pn_idmap_init(&map, range, expected) != 0) {
-            err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-            goto done;
+        const int64_t range = (int64_t)groups * mr;
+        /* the first child of each current group sits in `head`; only the
+         * pairs of later children go through the map, which is set up on
+         * the first of them (most passes split few groups) */
+        if (groups > head_capacity) {
+            free(head);
+            head_capacity = groups;
+            head = malloc(head_capacity * sizeof *head);
+            if (!head) {
+                err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+                goto done;
+            }
         }
+        for (size_t g = 0; g < groups; ++g)
+            head[g].cell = -1;
+        /* a small pair range goes straight to a direct table */
+        const int small = range <= SMALL_RANGE;
+        int map_ready = 0;
+        if (small) {
+            if (pn_idmap_init(&map, range, 0) != 0) {
+                err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+                goto done;
+            }
+            map_ready = 1;
+        }
+        int32_t next = 0; /* ids handed out in this pass */
         for (int64_t first = 0; first < n; first += CHUNK) {
             int64_t count = n - first < CHUNK ? n - first : CHUNK;
             if (source(ctx, r, first, count, cells) != 0) {
@@ -82,25 +117,75 @@ pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, in
                               prob->rule_name[r]);
                 goto done;
             }
+            int32_t *chunk_ids = ids + first;
             for (int64_t j = 0; j < count; ++j) {
-                int32_t c = cells[j];
+                if (!small && r > 0 && j + PREFETCH < count)
+                    prefetch(&head[chunk_ids[j + PREFETCH]]);
+                const int32_t c = cells[j];
                 if (c < 0 || c >= mr) {
                     err = pn_fail(info, PN_ERR_INVALID,
                                   "rule %s: raw input %" PRId64 " has cell %d, outside [0, %d)",
                                   prob->rule_name[r], first + j, (int)c, (int)mr);
                     goto done;
                 }
-                int32_t old = ids[first + j];
-                int is_new;
-                int32_t id = pn_idmap_get(&map, (int64_t)old * mr + c, &is_new);
-                if (id < 0 || (is_new && links_push(&links[r], old, c) != 0)) {
+                /* before rule 0 every input is in group 0 (ids is not set yet) */
+                const int32_t old = r > 0 ? chunk_ids[j] : 0;
+                if (small) {
+                    int is_new;
+                    const int32_t id =
+                        pn_idmap_get_or_add(&map, (int64_t)old * mr + c, next, &is_new);
+                    if (is_new) {
+                        if (links_push(&links[r], old, c) != 0) {
+                            err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+                            goto done;
+                        }
+                        next++;
+                    }
+                    chunk_ids[j] = id;
+                    continue;
+                }
+                child *h = &head[old];
+                if (h->cell == c) {
+                    /* most passes split no group: leave unchanged ids alone */
+                    if (h->id != old)
+                        chunk_ids[j] = h->id;
+                    continue;
+                }
+                int32_t id;
+                if (h->cell < 0) {
+                    h->cell = c;
+                    h->id = id = next;
+                } else {
+                    if (!map_ready) {
+                        size_t expected = (size_t)(range < n ? range : n);
+                        if (expected > (1u << 20))
+                            expected = 1u << 20;
+                        if (pn_idmap_init(&map, range, expected) != 0) {
+                            err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+                            goto done;
+                        }
+                        map_ready = 1;
+                    }
+                    int is_new;
+                    id = pn_idmap_get_or_add(&map, (int64_t)old * mr + c, next, &is_new);
+                    if (id < 0) {
+                        err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
+                        goto done;
+                    }
+                    if (!is_new) {
+                        chunk_ids[j] = id;
+                        continue;
+                    }
+                }
+                if (links_push(&links[r], old, c) != 0) {
                     err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
                     goto done;
                 }
-                ids[first + j] = id;
+                next++;
+                chunk_ids[j] = id;
             }
         }
-        groups = map.count;
+        groups = (size_t)next;
         pn_idmap_free(&map);
     }
 
@@ -112,12 +197,22 @@ pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, in
         prob->group_size[ids[x]]++;
     if (group_of)
         memcpy(group_of, ids, (size_t)n * sizeof *group_of);
-    for (size_t g = 0; g < groups; ++g) {
-        int32_t id = (int32_t)g;
-        int32_t *rows = prob->group_rows + g * (size_t)K;
+    /* walk the links back one rule at a time over a block of groups, so the
+     * lookups of different groups do not wait on each other */
+    for (size_t g0 = 0; g0 < groups; g0 += CHUNK) {
+        const size_t block = groups - g0 < CHUNK ? groups - g0 : CHUNK;
+        int32_t *cur = cells; /* CHUNK entries: each group's id after rule r */
+        for (size_t b = 0; b < block; ++b)
+            cur[b] = (int32_t)(g0 + b);
+        int32_t *rows = prob->group_rows + g0 * (size_t)K;
         for (int32_t r = K - 1; r >= 0; --r) {
-            rows[r] = prob->rule_start[r] + links[r].cell[id];
-            id = links[r].parent[id];
+            const int32_t start = prob->rule_start[r];
+            const int32_t *cell = links[r].cell, *parent = links[r].parent;
+            for (size_t b = 0; b < block; ++b) {
+                const int32_t id = cur[b];
+                rows[b * (size_t)K + (size_t)r] = start + cell[id];
+                cur[b] = parent[id];
+            }
         }
     }
 done:
@@ -128,6 +223,7 @@ done:
             free(links[r].cell);
         }
     free(links);
+    free(head);
     free(cells);
     free(ids);
     return err;

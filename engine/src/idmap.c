@@ -21,16 +21,11 @@ static inline size_t hash_key(int64_t key, size_t mask)
 
 static int alloc_hash(pn_idmap *map, size_t capacity)
 {
-    map->keys = malloc(capacity * sizeof *map->keys);
-    map->ids = malloc(capacity * sizeof *map->ids);
-    if (!map->keys || !map->ids) {
-        free(map->keys);
-        free(map->ids);
-        map->keys = NULL;
-        map->ids = NULL;
+    map->slots = malloc(capacity * sizeof *map->slots);
+    if (!map->slots)
         return -1;
-    }
-    memset(map->keys, 0xff, capacity * sizeof *map->keys);
+    for (size_t s = 0; s < capacity; ++s)
+        map->slots[s].key = -1;
     map->capacity = capacity;
     return 0;
 }
@@ -49,7 +44,7 @@ int pn_idmap_init(pn_idmap *map, int64_t range, size_t expected)
 
 void pn_idmap_free(pn_idmap *map)
 {
-    free(map->keys);
+    free(map->slots);
     free(map->ids);
     memset(map, 0, sizeof *map);
 }
@@ -57,55 +52,51 @@ void pn_idmap_free(pn_idmap *map)
 static int grow(pn_idmap *map)
 {
     size_t old_cap = map->capacity;
-    int64_t *old_keys = map->keys;
-    int32_t *old_ids = map->ids;
+    pn_idmap_slot *old = map->slots;
     if (alloc_hash(map, old_cap * 2) != 0) {
-        map->keys = old_keys;
-        map->ids = old_ids;
+        map->slots = old;
         map->capacity = old_cap;
         return -1;
     }
     size_t mask = map->capacity - 1;
     for (size_t s = 0; s < old_cap; ++s) {
-        if (old_keys[s] < 0)
+        if (old[s].key < 0)
             continue;
-        size_t h = hash_key(old_keys[s], mask);
-        while (map->keys[h] >= 0)
+        size_t h = hash_key(old[s].key, mask);
+        while (map->slots[h].key >= 0)
             h = (h + 1) & mask;
-        map->keys[h] = old_keys[s];
-        map->ids[h] = old_ids[s];
+        map->slots[h] = old[s];
     }
-    free(old_keys);
-    free(old_ids);
+    free(old);
     return 0;
+}
+
+int32_t pn_idmap_hash_get_or_add(pn_idmap *map, int64_t key, int32_t id_if_new, int *is_new)
+{
+    for (;;) {
+        size_t mask = map->capacity - 1;
+        size_t h = hash_key(key, mask);
+        while (map->slots[h].key >= 0) {
+            if (map->slots[h].key == key) {
+                *is_new = 0;
+                return map->slots[h].id;
+            }
+            h = (h + 1) & mask;
+        }
+        /* keep the load factor at or below 1/2 */
+        if (2 * (map->count + 1) <= map->capacity) {
+            *is_new = 1;
+            map->slots[h].key = key;
+            map->slots[h].id = id_if_new;
+            map->count++;
+            return id_if_new;
+        }
+        if (grow(map) != 0)
+            return -1;
+    }
 }
 
 int32_t pn_idmap_get(pn_idmap *map, int64_t key, int *is_new)
 {
-    if (map->direct) {
-        int32_t *slot = &map->ids[key];
-        *is_new = (*slot == 0);
-        if (*slot == 0)
-            *slot = (int32_t)++map->count;
-        return *slot - 1;
-    }
-    size_t mask = map->capacity - 1;
-    size_t h = hash_key(key, mask);
-    while (map->keys[h] >= 0) {
-        if (map->keys[h] == key) {
-            *is_new = 0;
-            return map->ids[h];
-        }
-        h = (h + 1) & mask;
-    }
-    /* keep the load factor at or below 1/2 */
-    if (2 * (map->count + 1) > map->capacity) {
-        if (grow(map) != 0)
-            return -1;
-        return pn_idmap_get(map, key, is_new);
-    }
-    *is_new = 1;
-    map->keys[h] = key;
-    map->ids[h] = (int32_t)map->count;
-    return (int32_t)map->count++;
+    return pn_idmap_get_or_add(map, key, (int32_t)map->count, is_new);
 }
