@@ -336,6 +336,24 @@ static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t m
     return add_candidates(ps, n, max_add);
 }
 
+/* y_act = A'q over the working set's current masses (not normalised);
+ * returns their total. */
+static double working_set_rows(pn_pstep *ps)
+{
+    const int32_t ka = ps->k_act;
+    memset(ps->y_act, 0, (size_t)ps->m_act * sizeof *ps->y_act);
+    double total = 0.0;
+    for (int64_t p = 0; p < ps->ws_count; ++p) {
+        if (!(ps->qt[p] > 0.0))
+            continue;
+        total += ps->qt[p];
+        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        for (int32_t a = 0; a < ka; ++a)
+            ps->y_act[col[a]] += ps->qt[p];
+    }
+    return total;
+}
+
 /* The last pricing pass of a solve fused with its certificate: prices the
  * groups outside the working set at (nu, mu) as price() does and, in the
  * same pass over the K' groups, computes the primal KKT residual and the
@@ -346,16 +364,7 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
                              double *gap)
 {
     const int32_t ka = ps->k_act, ma = ps->m_act;
-    memset(ps->y_act, 0, (size_t)ma * sizeof *ps->y_act);
-    double total = 0.0;
-    for (int64_t p = 0; p < ps->ws_count; ++p) {
-        if (!(ps->qt[p] > 0.0))
-            continue;
-        total += ps->qt[p];
-        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
-        for (int32_t a = 0; a < ka; ++a)
-            ps->y_act[col[a]] += ps->qt[p];
-    }
+    const double total = working_set_rows(ps);
     const double scale = total > 0.0 ? 1.0 / total : 0.0;
     double *pair = ps->pair;
     for (int32_t a = 0; a < ma; ++a) {
@@ -510,17 +519,8 @@ static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lam
 static void certificate(pn_pstep *ps, const double *b, const double *w, double lambda, double *kkt,
                         double *gap)
 {
-    const int32_t ka = ps->k_act, ma = ps->m_act;
-    memset(ps->y_act, 0, (size_t)ma * sizeof *ps->y_act);
-    double total = 0.0;
-    for (int64_t p = 0; p < ps->ws_count; ++p) {
-        if (!(ps->qt[p] > 0.0))
-            continue;
-        total += ps->qt[p];
-        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
-        for (int32_t a = 0; a < ka; ++a)
-            ps->y_act[col[a]] += ps->qt[p];
-    }
+    const int32_t ma = ps->m_act;
+    const double total = working_set_rows(ps);
     /* row gradients 2 w (y - b), on the normalised masses */
     const double scale = total > 0.0 ? 1.0 / total : 0.0;
     double *row_g = ps->nu_try;
