@@ -45,6 +45,22 @@ run_pn() {
 # has FILE TEXT: FILE contains TEXT (fixed string).
 has() { grep -qF -- "$2" "$1"; }
 
+# check_image FILE: a plot of the CLI: a 900 x 600 PNG or an SVG, not
+# trivially small.
+check_image() {
+    /usr/bin/python3 - "$1" <<'PYEOF'
+import sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+assert len(data) > 4000, len(data)
+if path.lower().endswith(".png"):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(data[16:20], "big") == 900 and int.from_bytes(data[20:24], "big") == 600
+else:
+    assert data.startswith(b"<?xml") and b"<svg" in data[:400]
+PYEOF
+}
+
 # cli_finish: prints the counts; the script's status is 0 when none failed.
 cli_finish() {
     echo "$passed passed, $failed failed"

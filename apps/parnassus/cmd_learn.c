@@ -337,25 +337,8 @@ done:
 
 int pn_cmd_learn(int argc, char **argv)
 {
-    /* "-o FILE" is the short form of "--output FILE" */
-    char output[] = "--output";
-    char **args = malloc(((size_t)argc + 1) * sizeof *args);
-    if (!args) {
-        fprintf(stderr, "parnassus learn: out of memory\n");
-        return PN_EXIT_FAILURE;
-    }
-    int options_done = 0;
-    for (int i = 0; i < argc; ++i) {
-        args[i] = argv[i];
-        if (strcmp(argv[i], "--") == 0)
-            options_done = 1;
-        else if (!options_done && strcmp(argv[i], "-o") == 0)
-            args[i] = output;
-    }
-    args[argc] = NULL;
     learn_request req;
-    int rc = parse_request(argc, args, &req);
-    free(args);
+    int rc = parse_request(argc, argv, &req);
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
     return run(&req);

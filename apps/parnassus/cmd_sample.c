@@ -125,15 +125,8 @@ static int parse_request(int argc, char **argv, sample_request *req)
     req->division = DEFAULT_DIVISION;
     req->shift = 0;
     req->velocity = DEFAULT_VELOCITY;
-    /* "-o OUT" is the usual spelling; the option parser knows "--output" */
-    char *words[64];
-    if (argc > (int)(sizeof words / sizeof *words))
-        return pn_cli_usage_error(command, "too many arguments");
-    char output[] = "--output";
-    for (int i = 0; i < argc; ++i)
-        words[i] = strcmp(argv[i], "-o") == 0 ? output : argv[i];
     pn_cli_args a;
-    int rc = pn_cli_parse(command, sample_options, NUM_OPTIONS, 1, argc, words, &a);
+    int rc = pn_cli_parse(command, sample_options, NUM_OPTIONS, 1, argc, argv, &a);
     if (rc != PN_EXIT_OK)
         return rc;
     if (a.help) {

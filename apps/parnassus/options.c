@@ -64,11 +64,20 @@ int pn_cli_parse(const char *command, const pn_cli_option *options, int num_opti
             out->arg[out->num_args++] = word;
             continue;
         }
-        if (word[1] != '-')
-            return pn_cli_usage_error(command, "unknown option '%s'", word);
-        const char *name = word + 2;
-        const char *eq = strchr(name, '=');
-        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+        const char *name, *eq;
+        size_t name_len;
+        if (word[1] != '-') {
+            /* the one short form: "-o FILE" for "--output FILE" */
+            if (strcmp(word, "-o") != 0 || find_option(options, num_options, "output", 6) < 0)
+                return pn_cli_usage_error(command, "unknown option '%s'", word);
+            name = "output";
+            eq = NULL;
+            name_len = 6;
+        } else {
+            name = word + 2;
+            eq = strchr(name, '=');
+            name_len = eq ? (size_t)(eq - name) : strlen(name);
+        }
         int k = find_option(options, num_options, name, name_len);
         if (k < 0)
             return pn_cli_usage_error(command, "unknown option '--%.*s'", (int)name_len, name);

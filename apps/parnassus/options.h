@@ -35,7 +35,8 @@ typedef struct pn_cli_args {
 } pn_cli_args;
 
 /* Parses the words after the subcommand against a table of at most
- * PN_CLI_MAX_OPTIONS options. A repeated option keeps its last value; "--"
+ * PN_CLI_MAX_OPTIONS options; "-o" stands for "--output" when the table
+ * has that option. A repeated option keeps its last value; "--"
  * ends the options. With --help anywhere, sets help and stops. Returns
  * PN_EXIT_OK, or prints a usage error and returns PN_EXIT_USAGE. */
 int pn_cli_parse(const char *command, const pn_cli_option *options, int num_options, int max_args,
