@@ -27,7 +27,8 @@
  * diag(lambda / w) + sum_{t_j > 0} c_j [a_j; -1][a_j; -1]'; rows that no
  * supported group touches decouple. The coupled block is solved by
  * conjugate gradients preconditioned with the last Cholesky factor when
- * that converges within a small budget, otherwise factorised afresh
+ * that factor is large and CG converges within a small budget, otherwise
+ * factorised afresh
  * (LAPACK dpotrf from serial OpenBLAS) after eliminating the diagonal block
  * of the rule with the most coupled rows (each group has one row per rule,
  * so that block is diagonal; only its Schur complement is factorised). A full step is taken when it lowers

@@ -19,8 +19,12 @@ static void cholesky_solve(const double *L, int n, double *x)
 }
 
 /* Conjugate-gradient iterations before a fresh factorisation, and the
- * order below which factorising is cheap enough to do every time. */
-enum { PCG_BUDGET = 20, PCG_MIN_ORDER = 300 };
+ * factor order (after the block elimination) below which factorising is
+ * cheap enough to do every time: each preconditioned iteration streams the
+ * dense factor twice through memory-bound triangular solves, so around ten
+ * of them (a typical solve) cost as much as a factorisation of a few
+ * hundred rows, which also gives the exact Newton direction. */
+enum { PCG_BUDGET = 20, PCG_MIN_ORDER = 600 };
 
 /* Coupled rows a rule needs before its block is eliminated. */
 enum { ELIM_MIN_ROWS = 16 };
@@ -584,21 +588,20 @@ static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double fo
 
 /* Newton direction: passive rows stay, decoupled rows are solved on their
  * own; the coupled block by conjugate gradients preconditioned with the
- * last factorisation when that converges quickly, otherwise by a fresh
+ * last factorisation when that factor is large and CG converges quickly,
+ * otherwise by a fresh
  * Cholesky factorisation (shifting the diagonal if the block is not
  * numerically positive definite), which becomes the next preconditioner. */
 static int newton_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
 {
     const int32_t ma = ps->m_act, nc = ps->n_coupled;
-    const int n = nc + 1;
     for (int32_t a = 0; a < ma; ++a)
         if (ps->coupled_of[a] < 0)
             ps->dir[a] = ps->passive[a] ? 0.0 : -ps->grad[a] * w[ps->act_row[a]] / lambda;
     double *x = ps->compact;
-    /* below a few hundred rows a factorisation costs little more than a
-     * few preconditioned iterations */
+    /* the last factor's order stands in for the next one's */
     int solved = 0;
-    if (ps->factor_n > 0 && n >= PCG_MIN_ORDER && !ps->pcg_skip) {
+    if (ps->factor_n >= PCG_MIN_ORDER && !ps->pcg_skip) {
         solved = pcg_direction(ps, w, lambda, forcing) == 0;
         /* while the support moves a lot (damped steps) the old factor
          * preconditions poorly: factorise until a full step is taken */
