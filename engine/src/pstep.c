@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_ROUNDS = 200, MIN_ADD = 1024 };
+/* LOOSE_NEWTON: Newton steps of a round that pricing will follow anyway;
+ * MID_ADD: groups a round must add to be solved only to MID_TOL first. */
+enum { MAX_ROUNDS = 200, MIN_ADD = 1024, LOOSE_NEWTON = 4, MID_ADD = 64 };
+#define MID_TOL 1e-3
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
 {
@@ -502,15 +505,22 @@ static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lam
          * violators and Newton would rebuild the support in small steps */
         ps->keep_mu = round > 0;
         /* while pricing still finds many violators the working set is far
-         * from final: a few Newton steps suffice before pricing again */
-        const int loose = added == max_add;
+         * from final: a few Newton steps suffice before pricing again; so
+         * after new targets, whose optimum mostly lies outside the last
+         * working set, which the first round starts from */
+        const int loose = added == max_add || (round == 0 && skip_first && ps->targets_moved);
+        /* after a round that added many groups more usually follow: a
+         * moderate tolerance is enough before pricing again (the final
+         * round, which adds none, is solved to tol) */
+        const int rough = !loose && added >= MID_ADD;
         was_loose = loose;
-        int r = pn_pstep_newton(ps, b, w, lambda, tol, loose ? 4 : max_newton);
+        int r = pn_pstep_newton(ps, b, w, lambda, rough ? fmax(tol, MID_TOL) : tol,
+                                loose ? LOOSE_NEWTON : max_newton);
         if (r < 0)
             return -1;
-        exact = r == 0;
-        if (!exact && !loose)
+        if (r == 1 && !loose)
             return 1; /* the Newton limit came first */
+        exact = r == 0 && !rough;
     }
     return 1;
 }
@@ -599,6 +609,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
         realize(ps, prob, y);
         return 0;
     }
+    ps->targets_moved = ps->memo_valid && memcmp(b, ps->memo_b, mbytes) != 0;
     ps->memo_valid = 0;
     ps->cert_done = 0;
     if (update_structure(ps, prob, w) < 0)

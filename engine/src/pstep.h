@@ -121,6 +121,7 @@ typedef struct pn_pstep {
     double *memo_w, *memo_b; /* m each */
     double memo_lambda, memo_tol;
     int memo_valid;
+    int targets_moved; /* b differs from the last solve's (a new context) */
     /* results of the last solve */
     int newton_iterations;
     int factorisations;
