@@ -39,6 +39,8 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->nu = calloc(mm, sizeof(double));
     ps->ws = malloc(g * sizeof(int32_t));
     ps->in_ws = calloc(g, 1);
+    ps->in_factor = malloc(g);
+    ps->factor_ws = -1;
     ps->t = malloc(g * sizeof(double));
     ps->qt = malloc(g * sizeof(double));
     ps->center = calloc(g, sizeof(double));
@@ -78,11 +80,11 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     if (!ps->rule_kept || !ps->row_in_kept || !ps->merged_of || !ps->merged_weight ||
         !ps->member_start || !ps->members || !ps->carry || !ps->act_rule || !ps->act_first ||
         !ps->act_full || !ps->act_row || !ps->row_act || !ps->passive || !ps->cols || !ps->nu ||
-        !ps->ws || !ps->in_ws || !ps->t || !ps->qt || !ps->center || !ps->kappa || !ps->support ||
-        !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
-        !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of || !ps->cg_r ||
-        !ps->elim_start || !ps->elim_idx || !ps->pre_r || !ps->pair || !ps->memo_w || !ps->memo_b ||
-        !ps->cmap || !ps->pc_list || !ps->sup_cols || !ps->sup_c) {
+        !ps->ws || !ps->in_ws || !ps->in_factor || !ps->t || !ps->qt || !ps->center || !ps->kappa ||
+        !ps->support || !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad ||
+        !ps->dir || !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of ||
+        !ps->cg_r || !ps->elim_start || !ps->elim_idx || !ps->pre_r || !ps->pair || !ps->memo_w ||
+        !ps->memo_b || !ps->cmap || !ps->pc_list || !ps->sup_cols || !ps->sup_c) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
@@ -111,7 +113,8 @@ void pn_pstep_free(pn_pstep *ps)
                      ps->coupled_of,   ps->compact,     ps->hess,      ps->y_act,
                      ps->factor_of,    ps->cg_r,        ps->elim_start, ps->elim_idx,
                      ps->pre_r,        ps->pair,        ps->memo_w,     ps->memo_b,
-                     ps->cmap,         ps->pc_list,     ps->sup_cols,   ps->sup_c};
+                     ps->cmap,         ps->pc_list,     ps->sup_cols,   ps->sup_c,
+                     ps->in_factor};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
     free(ps);
@@ -122,6 +125,7 @@ static void clear_working_set(pn_pstep *ps)
     for (int64_t p = 0; p < ps->ws_count; ++p)
         ps->in_ws[ps->ws[p]] = 0;
     ps->ws_count = 0;
+    ps->factor_ws = -1;
     ps->support_count = 0;
 }
 
@@ -424,6 +428,7 @@ static void compact_working_set(pn_pstep *ps, int64_t keep_at_least)
             ps->in_ws[j] = 0;
     }
     ps->ws_count = out;
+    ps->factor_ws = -1; /* positions moved */
 }
 
 /* Rows that no group of the working set supplies hold the dual of "nothing
@@ -463,6 +468,7 @@ static void drop_unsupported(pn_pstep *ps)
         }
     }
     ps->ws_count = out;
+    ps->factor_ws = -1; /* positions moved */
 }
 
 /* Runs the working-set loop for penalty lambda: price, solve the working
@@ -610,6 +616,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
         return 0;
     }
     ps->targets_moved = ps->memo_valid && memcmp(b, ps->memo_b, mbytes) != 0;
+    ps->factor_ws = -1; /* w may have changed: the factor is only a preconditioner */
     ps->memo_valid = 0;
     ps->cert_done = 0;
     if (update_structure(ps, prob, w) < 0)

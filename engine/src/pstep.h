@@ -27,13 +27,14 @@
  * diag(lambda / w) + sum_{t_j > 0} c_j [a_j; -1][a_j; -1]'; rows that no
  * supported group touches decouple. The coupled block is solved by
  * conjugate gradients preconditioned with the last Cholesky factor when
- * that factor is large and CG converges within a small budget, otherwise
- * factorised afresh
- * (LAPACK dpotrf from serial OpenBLAS) after eliminating the diagonal block
- * of the rule with the most coupled rows (each group has one row per rule,
- * so that block is diagonal; only its Schur complement is factorised). A full step is taken when it lowers
- * F (it moves the support in one jump, like a primal-dual active-set
- * method), otherwise an exact line search on the piecewise quadratic F.
+ * that factor is large or the support moved by a few groups only since it
+ * was computed (same w), and CG converges within a small budget; otherwise
+ * factorised afresh (LAPACK dpotrf from serial OpenBLAS) after eliminating
+ * the diagonal block of the rule with the most coupled rows (each group has
+ * one row per rule, so that block is diagonal; only its Schur complement is
+ * factorised). A full step is taken when it lowers F (it moves the support
+ * in one jump, like a primal-dual active-set method), otherwise an exact
+ * line search on the piecewise quadratic F.
  *
  * Certificate: the primal KKT residual max_{q_j > 0} g_j - min_j g_j over
  * all groups (g the gradient of (8)), zero exactly at the optimum, and the
@@ -102,6 +103,8 @@ typedef struct pn_pstep {
     int32_t *elim_idx;   /* m + 1: scratch */
     double *pre_r;       /* m + 1: scratch */
     int pcg_skip; /* the last PCG attempt failed: factorise until a full step */
+    unsigned char *in_factor; /* J: working-set position supported in the factor */
+    int64_t factor_ws;        /* positions in_factor covers; -1: reordered or w changed since */
     int32_t *factor_of;                                  /* m: active row -> factor index or -1 */
     double *cg_r, *cg_z, *cg_p, *cg_hp, *cg_diag, *cg_t; /* m + 1 each */
     double *y_act;                                       /* m_act */

@@ -26,6 +26,10 @@ static void cholesky_solve(const double *L, int n, double *x)
  * hundred rows, which also gives the exact Newton direction. */
 enum { PCG_BUDGET = 20, PCG_MIN_ORDER = 600 };
 
+/* Support changes since the factorisation below which the old factor is
+ * tried as a preconditioner at any order (see newton_direction). */
+enum { SMALL_CHANGE = 8 };
+
 /* Coupled rows a rule needs before its block is eliminated. */
 enum { ELIM_MIN_ROWS = 16 };
 
@@ -536,7 +540,7 @@ static void precondition(pn_pstep *ps, const double *r, double *z)
  * factor; writes the solution into `compact`. Any CG iterate from 0 is a
  * descent direction, so stopping early is safe; returns 0 when the
  * residual fell below `forcing` (relative) within the budget. */
-static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double forcing)
+static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double forcing, int budget)
 {
     const int32_t ma = ps->m_act, nc = ps->n_coupled, n = nc + 1;
     double *x = ps->compact, *r = ps->cg_r, *z = ps->cg_z, *p = ps->cg_p, *hp = ps->cg_hp;
@@ -558,7 +562,7 @@ static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double fo
     }
     p[n] = 0.0; /* the zero slot read by coupled_apply */
     const double target = forcing * forcing * r0;
-    for (int it = 0; it < PCG_BUDGET; ++it) {
+    for (int it = 0; it < budget; ++it) {
         coupled_apply(ps, w, lambda, p, hp);
         double php = 0.0;
         for (int32_t i = 0; i < n; ++i)
@@ -586,6 +590,27 @@ static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double fo
     return -1;
 }
 
+/* Groups that entered or left the support since the last factorisation,
+ * counted up to limit + 1 (limit + 1 when the working set was reordered or
+ * w changed since: ps->factor_ws < 0). */
+static int64_t support_changes(const pn_pstep *ps, int64_t limit)
+{
+    if (ps->factor_ws < 0)
+        return limit + 1;
+    int64_t changes = 0;
+    for (int64_t p = 0; p < ps->ws_count && changes <= limit; ++p)
+        changes += (ps->t[p] > 0.0) != (p < ps->factor_ws && ps->in_factor[p]);
+    return changes;
+}
+
+/* Records the support the new factorisation was built on. */
+static void remember_support(pn_pstep *ps)
+{
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        ps->in_factor[p] = ps->t[p] > 0.0;
+    ps->factor_ws = ps->ws_count;
+}
+
 /* Newton direction: passive rows stay, decoupled rows are solved on their
  * own; the coupled block by conjugate gradients preconditioned with the
  * last factorisation when that factor is large and CG converges quickly,
@@ -599,13 +624,22 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
         if (ps->coupled_of[a] < 0)
             ps->dir[a] = ps->passive[a] ? 0.0 : -ps->grad[a] * w[ps->act_row[a]] / lambda;
     double *x = ps->compact;
-    /* the last factor's order stands in for the next one's */
+    /* CG when the factor is large (the last factor's order stands in for
+     * the next one's), or when the Hessian, which depends only on w and the
+     * support, differs from the factorised one by the few groups that
+     * entered or left the support: then the old factor is exact up to a
+     * low-rank change and CG needs about one iteration per group */
     int solved = 0;
-    if (ps->factor_n >= PCG_MIN_ORDER && !ps->pcg_skip) {
-        solved = pcg_direction(ps, w, lambda, forcing) == 0;
-        /* while the support moves a lot (damped steps) the old factor
-         * preconditions poorly: factorise until a full step is taken */
-        ps->pcg_skip = !solved;
+    if (ps->factor_n > 0 && !ps->pcg_skip) {
+        const int64_t changes = support_changes(ps, SMALL_CHANGE);
+        const int large = ps->factor_n >= PCG_MIN_ORDER;
+        if (large || changes <= SMALL_CHANGE) {
+            const int budget = large ? PCG_BUDGET : (int)changes + 2;
+            solved = pcg_direction(ps, w, lambda, forcing, budget) == 0;
+            /* while the support moves a lot (damped steps) the old factor
+             * preconditions poorly: factorise until a full step is taken */
+            ps->pcg_skip = !solved;
+        }
     }
     double shift = 0.0;
     if (!solved) {
@@ -624,6 +658,7 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
             }
             ps->factorisations++;
             ps->factor_n = nf;
+            remember_support(ps);
             for (int32_t a = 0; a < ma; ++a)
                 if (ps->coupled_of[a] >= 0)
                     ps->cg_r[ps->coupled_of[a]] = -ps->grad[a];
