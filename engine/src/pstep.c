@@ -6,8 +6,9 @@
 #include <string.h>
 
 /* LOOSE_NEWTON: Newton steps of a round that pricing will follow anyway;
- * MID_ADD: groups a round must add to be solved only to MID_TOL first. */
-enum { MAX_ROUNDS = 200, MIN_ADD = 1024, LOOSE_NEWTON = 4, MID_ADD = 64 };
+ * MID_ADD: groups a round must add to be solved only to MID_TOL first;
+ * CAND_SLACK: pricing's candidate list, in multiples of max_add. */
+enum { MAX_ROUNDS = 200, MIN_ADD = 1024, LOOSE_NEWTON = 4, MID_ADD = 64, CAND_SLACK = 4 };
 #define MID_TOL 1e-3
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
@@ -292,6 +293,32 @@ static inline void sum_rows_pair(const int32_t *col, int32_t k, const double *v,
     *second = g0 + g1;
 }
 
+/* Keeps the max_add largest of the n candidates (cand, cand_t), the
+ * earliest among equals, in their order, and raises *bar to the smallest
+ * kept value: a later candidate must exceed it to be among the largest.
+ * Pricing calls this whenever CAND_SLACK * max_add candidates have
+ * gathered, so that far from the optimum, when most groups violate, the
+ * selection works on a short list instead of all K' groups; the groups
+ * finally added are the same. Returns the number kept (max_add). */
+static int64_t prune_candidates(pn_pstep *ps, int64_t n, int64_t max_add, double *bar)
+{
+    memcpy(ps->kappa, ps->cand_t, (size_t)n * sizeof *ps->kappa);
+    const double cut = kth_largest(ps->kappa, n, max_add);
+    int64_t ties = max_add;
+    for (int64_t c = 0; c < n; ++c)
+        ties -= ps->cand_t[c] > cut;
+    int64_t out = 0;
+    for (int64_t c = 0; c < n; ++c) {
+        const double t = ps->cand_t[c];
+        if (t > cut || (t == cut && ties-- > 0)) {
+            ps->cand[out] = ps->cand[c];
+            ps->cand_t[out++] = t;
+        }
+    }
+    *bar = cut;
+    return out;
+}
+
 /* Adds the max_add largest of the n candidates (cand, cand_t) to the
  * working set. Returns the number added. */
 static int64_t add_candidates(pn_pstep *ps, int64_t n, int64_t max_add)
@@ -329,15 +356,19 @@ static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t m
     }
     const int32_t ka = ps->k_act;
     const double mu = ps->mu;
+    const int64_t cap = CAND_SLACK * max_add;
+    double bar = threshold;
     int64_t n = 0;
     for (int64_t j = 0; j < ps->J; ++j) {
         if (ps->in_ws[j])
             continue;
         const double t =
             ps->center[j] + ps->merged_weight[j] * (mu - sum_rows(ps->cols + j * ka, ka, nu));
-        if (t > threshold) {
+        if (t > bar) {
             ps->cand[n] = (int32_t)j;
             ps->cand_t[n++] = t;
+            if (n == cap)
+                n = prune_candidates(ps, n, max_add, &bar);
         }
     }
     return add_candidates(ps, n, max_add);
@@ -394,6 +425,8 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
     }
     /* every other group: q = 0; priced and certified in one pass */
     const double mu = ps->mu;
+    const int64_t cap = CAND_SLACK * max_add;
+    double bar = threshold;
     int64_t n = 0;
     for (int64_t j = 0; j < ps->J; ++j) {
         if (ps->in_ws[j])
@@ -402,9 +435,11 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
         double sn, sg;
         sum_rows_pair(ps->cols + j * ka, ka, pair, &sn, &sg);
         const double t = r + c * (mu - sn);
-        if (t > threshold) {
+        if (t > bar) {
             ps->cand[n] = (int32_t)j;
             ps->cand_t[n++] = t;
+            if (n == cap)
+                n = prune_candidates(ps, n, max_add, &bar);
         }
         const double g = -2.0 * lambda * r / c + sg;
         gmin = g < gmin ? g : gmin;
