@@ -95,6 +95,32 @@ static double mass_excess(const pn_pstep *ps, const double *s_of, double mu, dou
     return f;
 }
 
+/* The same over the working-set positions in list (all of them when
+ * *count < 0), keeping in list those that hold mass at mu, in order: the
+ * sums are those of mass_excess, and while mu only decreases a position
+ * dropped would hold no mass later either. */
+static double mass_excess_kept(const pn_pstep *ps, const double *s_of, double mu, double *slope,
+                               int32_t *list, int64_t *count)
+{
+    const int all = *count < 0;
+    const int64_t n = all ? ps->ws_count : *count;
+    double f = -1.0, d = 0.0;
+    int64_t kept = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        const int32_t p = all ? (int32_t)k : list[k], j = ps->ws[p];
+        const double c = (double)ps->merged_weight[j];
+        const double v = ps->center[j] + c * (mu - s_of[p]);
+        if (v > 0.0) {
+            f += v;
+            d += c;
+            list[kept++] = p;
+        }
+    }
+    *count = kept;
+    *slope = d;
+    return f;
+}
+
 void pn_pstep_fit_mu(pn_pstep *ps, const double *nu)
 {
     double *s_of = ps->kappa;
@@ -120,13 +146,19 @@ void pn_pstep_fit_mu(pn_pstep *ps, const double *nu)
         f = mass_excess(ps, s_of, mu, &slope);
     }
     /* Newton from the right of the root; once rounding stalls it (mu no
-     * longer moves) the remaining iterations would change nothing */
+     * longer moves) the remaining iterations would change nothing. mu
+     * decreases, so each pass sums only the groups the last one found with
+     * mass (at a cold start a small part of the K' groups) */
+    int32_t *list = ps->cand; /* free outside pricing's scan */
+    int64_t count = -1;
     for (int it = 0; it < 500 && f > 1e-15 && slope > 0.0; ++it) {
         const double next = mu - f / slope;
         if (next == mu)
             break;
+        if (count < 0) /* the groups with mass at the start */
+            (void)mass_excess_kept(ps, s_of, mu, &slope, list, &count);
         mu = next;
-        f = mass_excess(ps, s_of, mu, &slope);
+        f = mass_excess_kept(ps, s_of, mu, &slope, list, &count);
     }
     ps->mu = mu;
 }
