@@ -168,7 +168,7 @@ void pn_pstep_fit_mu(pn_pstep *ps, const double *nu)
  * exactly one cell in r), only the lambda nu^2 / (2 w) term, whose minimum
  * along it is where sum_{a in r} nu_a / w_a = 0. That holds at the optimum;
  * moving there is exact and free. */
-static void gauge_fix(pn_pstep *ps, const double *w, double *nu)
+static void gauge_fix(const pn_pstep *ps, const double *w, double *nu, double *mu)
 {
     for (int32_t k = 0; k < ps->k_act; ++k) {
         if (!ps->act_full[k])
@@ -184,7 +184,7 @@ static void gauge_fix(pn_pstep *ps, const double *w, double *nu)
         const double theta = -num / den;
         for (int32_t a = first; a < first + len; ++a)
             nu[a] += theta;
-        ps->mu += theta;
+        *mu += theta;
     }
 }
 
@@ -374,15 +374,24 @@ static void build_reduced(pn_pstep *ps, const double *w, double lambda, int32_t 
                 touched[nt++] = mu;
             v[mu] -= c;
         }
+        /* ascending, so that the lower triangle's entries of column ip are
+         * those after it (and lie in order in memory) */
+        for (int32_t p = 1; p < nt; ++p) { /* insertion sort: nt is small */
+            const int32_t x = touched[p];
+            int32_t q = p - 1;
+            while (q >= 0 && touched[q] > x) {
+                touched[q + 1] = touched[q];
+                --q;
+            }
+            touched[q + 1] = x;
+        }
         const double inv = 1.0 / ps->cg_diag[ps->coupled_of[first + e]];
         for (int32_t p = 0; p < nt; ++p) {
             const int32_t ip = touched[p];
             const double vp = v[ip] * inv;
-            for (int32_t q = 0; q < nt; ++q) {
-                const int32_t iq = touched[q];
-                if (iq >= ip)
-                    H[iq + (size_t)ip * n] -= vp * v[iq];
-            }
+            double *column = H + (size_t)ip * n;
+            for (int32_t q = p; q < nt; ++q)
+                column[touched[q]] -= vp * v[touched[q]];
         }
         for (int32_t p = 0; p < nt; ++p)
             v[touched[p]] = 0.0;
@@ -760,7 +769,7 @@ int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambd
 {
     const int32_t ma = ps->m_act;
     double *nu = ps->nu_act, *grad = ps->grad, *dir = ps->dir;
-    gauge_fix(ps, w, nu);
+    gauge_fix(ps, w, nu, &ps->mu);
     if (!ps->keep_mu)
         pn_pstep_fit_mu(ps, nu);
     ps->keep_mu = 0;
@@ -782,21 +791,27 @@ int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambd
         if (!(slope < 0.0))
             return gmax <= 1e3 * tol ? 0 : -1; /* no descent left: rounding level */
         /* a full step moves the support in one jump: take it whenever it
-         * lowers F; otherwise minimise along the line exactly */
-        double step = 1.0;
+         * lowers F (evaluated with the gradient at the gauge-fixed point,
+         * which is then the next iterate as it is); otherwise minimise
+         * along the line exactly */
+        double *nu_try = ps->nu_try, mu_try = ps->mu + dir[ma];
         for (int32_t a = 0; a < ma; ++a)
-            ps->nu_try[a] = nu[a] + dir[a];
-        const double F_full = dual_eval(ps, b, w, lambda, ps->nu_try, ps->mu + dir[ma], NULL);
-        if (!(F_full < F)) {
-            dual_eval(ps, b, w, lambda, nu, ps->mu, NULL); /* restore t */
-            step = line_search(ps, b, w, lambda, nu, dir);
-        } else {
+            nu_try[a] = nu[a] + dir[a];
+        gauge_fix(ps, w, nu_try, &mu_try);
+        const double F_full = dual_eval(ps, b, w, lambda, nu_try, mu_try, grad);
+        if (F_full < F) {
             ps->pcg_skip = 0;
+            memcpy(nu, nu_try, (size_t)ma * sizeof *nu);
+            ps->mu = mu_try;
+            F = F_full;
+            continue;
         }
+        dual_eval(ps, b, w, lambda, nu, ps->mu, NULL); /* restore t */
+        const double step = line_search(ps, b, w, lambda, nu, dir);
         for (int32_t a = 0; a < ma; ++a)
             nu[a] += step * dir[a];
         ps->mu += step * dir[ma];
-        gauge_fix(ps, w, nu);
+        gauge_fix(ps, w, nu, &ps->mu);
         F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
     }
     return 1;
