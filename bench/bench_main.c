@@ -5,8 +5,10 @@
  *
  * Cases A1/A2 (cold solve, lambda_w path), the music-sized instance
  * (de-overlap of the full sonority space, solver setup, cold and warm
- * realizations, memory) and a rule-set file (reading, de-overlap, cold and
- * warm realizations, sampling throughput). Every row gives the median, min
+ * realizations, memory) and rule-set files (reading, de-overlap, cold and
+ * warm realizations, sampling throughput): by default
+ * presets/chorale-major.json and presets/chorale-major-wide.json, each in
+ * its own rows, or the one set of --rules. Every row gives the median, min
  * and max over its runs, the target and whether it is met, and the
  * iteration counts and KKT residuals of the solves behind it. Progress goes
  * to stderr, the table to stdout. The exit status is 0 whether targets are
@@ -24,6 +26,20 @@
 #define PN_BENCH_DEFAULT_RULES "presets/chorale-major.json"
 #endif
 
+/* The full-scale set next to the default one: PN_BENCH_DEFAULT_RULES with
+ * its file name replaced by WIDE_RULES_FILE. */
+static const char WIDE_RULES_FILE[] = "chorale-major-wide.json";
+
+static const char *wide_rules_path(void)
+{
+    static char path[4096];
+    const char *def = PN_BENCH_DEFAULT_RULES;
+    const char *slash = strrchr(def, '/');
+    const int dir = slash ? (int)(slash - def + 1) : 0;
+    snprintf(path, sizeof path, "%.*s%s", dir, def, WIDE_RULES_FILE);
+    return path;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -33,17 +49,21 @@ static void usage(FILE *f)
             "                 default-search music solve\n"
             "  --markdown     print the table in Markdown\n"
             "  --only PART    one part: a (cases A1 and A2), music (the music-sized\n"
-            "                 instance) or rules (the rule set of --rules)\n"
+            "                 instance) or rules (the rule sets)\n"
             "  --runs N       runs per row (default %d; warm rows run 2N)\n"
-            "  --rules FILE   the rule set of the rules part (default %s)\n",
-            QUICK_RUNS, DEFAULT_RUNS, PN_BENCH_DEFAULT_RULES);
+            "  --rules FILE   the one rule set of the rules part (default: both\n"
+            "                 %s\n"
+            "                 and %s, each in its own rows)\n",
+            QUICK_RUNS, DEFAULT_RUNS, PN_BENCH_DEFAULT_RULES, wide_rules_path());
 }
 
 static void parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->run_a = o->run_music = o->run_rules = 1;
-    o->rules = PN_BENCH_DEFAULT_RULES;
+    o->rules[0] = PN_BENCH_DEFAULT_RULES;
+    o->rules[1] = wide_rules_path();
+    o->num_rule_sets = 2;
     int runs = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -65,7 +85,9 @@ static void parse_options(int argc, char **argv, options *o)
                 exit(2);
             }
         } else if (strcmp(a, "--rules") == 0 && i + 1 < argc) {
-            o->rules = argv[++i];
+            o->rules[0] = argv[++i];
+            o->rules[1] = NULL;
+            o->num_rule_sets = 1;
             o->rules_given = 1;
         } else if (strcmp(a, "--runs") == 0 && i + 1 < argc) {
             char *end = NULL;

@@ -1,5 +1,6 @@
-/* parnassus-bench: a rule-set file (--rules FILE, default
- * presets/chorale-major.json; docs/benchmarks.md): reading it, the
+/* parnassus-bench: rule-set files (--rules FILE, or by default
+ * presets/chorale-major.json and then presets/chorale-major-wide.json, each
+ * in its own rows named by the set; docs/benchmarks.md): reading each, the
  * de-overlap of its full sonority space, the plugin's setup and cold
  * realization, warm re-realizations after a context change (a drawn
  * sonority becomes the previous one) and after a knob change, and sampling
@@ -38,7 +39,8 @@ enum {
 /* Everything the rows after the de-overlap share. */
 typedef struct rules_bench {
     const options *o;
-    char label[16];
+    const char *path; /* the rule-set file */
+    char label[32];
     pn_rule_set *rs;
     pn_problem *prob;
     int32_t *group_of;
@@ -51,7 +53,7 @@ typedef struct rules_bench {
     int64_t n;
 } rules_bench;
 
-/* Returns 0 when the default set cannot be read (a skipped row says so);
+/* Returns 0 when a default set cannot be read (a skipped row says so);
  * a set named with --rules that cannot be read is an error. */
 static int read_rows(table *t, rules_bench *rb)
 {
@@ -61,10 +63,9 @@ static int read_rows(table *t, rules_bench *rb)
     for (int i = 0; i < o->runs; ++i) {
         pn_rule_set *rs = NULL;
         stopwatch sw = start_timer();
-        pn_error err = pn_rules_read(o->rules, &rs, &info);
+        pn_error err = pn_rules_read(rb->path, &rs, &info);
         if (err != PN_OK && i == 0 && !o->rules_given) {
-            progress("rules: cannot read %s (%s); the rules part is skipped", o->rules,
-                     info.message);
+            progress("rules: cannot read %s (%s); its rows are skipped", rb->path, info.message);
             row *r = add_row(t, "rules", "read + feature tables (pn_rules_read)", UNIT_TIME, NULL,
                              GOAL_NONE, 0.0);
             snprintf(r->details, sizeof r->details, "skipped: %.200s", info.message);
@@ -85,7 +86,7 @@ static int read_rows(table *t, rules_bench *rb)
     int contexts = 0;
     for (int32_t r = 0; r < rs->num_rules; ++r)
         contexts += rs->rules[r].context != NULL;
-    progress("rules: %s read in %.3f s: K = %d (%d with a context), m = %d, n = %lld", o->rules,
+    progress("rules: %s read in %.3f s: K = %d (%d with a context), m = %d, n = %lld", rb->path,
              sm.v[0], rb->K, contexts, (int)rb->m, (long long)rb->n);
     row *r = add_row(t, rb->label, "read + feature tables (pn_rules_read)", UNIT_TIME, &sm,
                      GOAL_NONE, 0.0);
@@ -384,11 +385,12 @@ static void skipped_row(table *t, const char *label, const char *what, goal g, d
     snprintf(r->details, sizeof r->details, "%s", why);
 }
 
-void bench_rules(table *t, const options *o)
+static void bench_rule_set(table *t, const options *o, const char *path)
 {
     rules_bench rb;
     memset(&rb, 0, sizeof rb);
     rb.o = o;
+    rb.path = path;
     pn_settings_default(&rb.plug);
     rb.plug.log2_lambda_w = 0.0;
     rb.plug.restarts = 0;
@@ -432,4 +434,10 @@ void bench_rules(table *t, const options *o)
     else
         generator_row(t, &rb);
     pn_rule_set_free(rb.rs);
+}
+
+void bench_rules(table *t, const options *o)
+{
+    for (int i = 0; i < o->num_rule_sets; ++i)
+        bench_rule_set(t, o, o->rules[i]);
 }

@@ -42,7 +42,7 @@ typedef enum goal {
 } goal;
 
 typedef struct row {
-    char label[16];
+    char label[32];
     char what[112];
     unit unit;
     int runs; /* 0: skipped */

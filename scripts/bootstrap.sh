@@ -14,6 +14,11 @@ packages=(
   python3                             # test scripts check JSON output
   libsmf-dev                          # MIDI files (apps/midi)
   python3-mido                        # tests read MIDI files independently
+  lv2-dev                             # LV2 headers (plugin), lv2_validate
+  sordi                               # sord_validate, which lv2_validate runs
+  serdi                               # Turtle syntax check of the bundle
+  lilv-utils                          # lv2ls, lv2info (bundle test)
+  liblilv-dev                         # LV2 hosts (lilv)
 )
 
 missing=()

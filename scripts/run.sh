@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine, builds Parnassus (release) and runs the main job
-# on the default rule set, presets/chorale-major.json: 64 sonorities of
-# sequential generation into a MIDI file. Then, as a quick picture of rule
+# Sets up a fresh machine, builds Parnassus (release) and runs the main job:
+# the LV2 plugin, hosted through lilv as a DAW would (`parnassus render`),
+# plays 16 bars of its built-in rule set (chorale-major) into a MIDI file
+# and reports the rules it kept. Then, as a quick picture of rule
 # selection, the lambda_w solution path of the paper's Case A1
 # (examples/a1.txt), printed and plotted like the paper's Fig. 2.
-#   scripts/run.sh [RULES] [OUTDIR]
+#   scripts/run.sh [OUTDIR] [render options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rules=${1:-presets/chorale-major.json}
-outdir=${2:-out}
+outdir=${1:-out}
+shift $(( $# > 0 ? 1 : 0 ))
 
 scripts/bootstrap.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target parnassus-cli >/dev/null
+cmake --build --preset release -j "$(nproc)" --target parnassus-cli parnassus_lv2 parnassus_lv2_bundle >/dev/null
 mkdir -p "$outdir"
 pn=build/release/apps/parnassus/parnassus
 
-name=$(basename "${rules%.*}")
-echo "== sampling 64 sonorities from $rules (about 20 s: de-overlap, first realization, 64 steps)"
-$pn sample "$rules" --steps 64 --seed 1 -o "$outdir/$name.mid"
+echo "== the plugin plays 16 bars of its built-in rule set (chorale-major), 120 bpm, 1/8"
+$pn render --bars 16 --seed 1 "$@" -o "$outdir/parnassus-16-bars.mid"
 
 echo
 echo "== the lambda_w path of Case A1 (examples/a1.txt)"
 $pn path examples/a1.txt --csv "$outdir/a1-path.csv" --plot "$outdir/a1-path.png"
 $pn path examples/a1.txt --plot "$outdir/a1-path.svg" >/dev/null
 echo
-echo "music: $outdir/$name.mid; plot: $outdir/a1-path.png (and .svg), table: $outdir/a1-path.csv"
+echo "music: $outdir/parnassus-16-bars.mid; plot: $outdir/a1-path.png (and .svg), table: $outdir/a1-path.csv"
+if command -v fluidsynth >/dev/null && [ -f /usr/share/sounds/sf2/FluidR3_GM.sf2 ]; then
+  echo "listen: fluidsynth -a pulseaudio /usr/share/sounds/sf2/FluidR3_GM.sf2 $outdir/parnassus-16-bars.mid"
+  echo "   or:  fluidsynth -ni -F $outdir/parnassus-16-bars.wav /usr/share/sounds/sf2/FluidR3_GM.sf2 $outdir/parnassus-16-bars.mid"
+else
+  echo "listen: any MIDI player, or install fluidsynth and fluid-soundfont-gm and run"
+  echo "        fluidsynth -ni -F out.wav /usr/share/sounds/sf2/FluidR3_GM.sf2 $outdir/parnassus-16-bars.mid"
+fi

@@ -80,6 +80,33 @@ usage_error "bad grid" "$CHORALES" -o "$TMP/x.json" --grid 0
 usage_error "bad grid word" "$CHORALES" -o "$TMP/x.json" --grid beats
 usage_error "unknown option" "$CHORALES" -o "$TMP/x.json" --weight 3
 usage_error "two corpora" "$CHORALES" "$CHORALES" -o "$TMP/x.json"
+# --ranges: the syntax, each range, and the count against the features'
+# voices; every message names the bad part
+usage_error "ranges: one number" "$CHORALES" -o "$TMP/x.json" --ranges 31
+check "ranges: one number: names it" has "$ERR" "--ranges: '31' is not LO-HI (in '31';"
+usage_error "ranges: no high" "$CHORALES" -o "$TMP/x.json" --ranges 31-
+check "ranges: no high: names it" has "$ERR" "--ranges: '31-' is not LO-HI"
+usage_error "ranges: words" "$CHORALES" -o "$TMP/x.json" --ranges a-b
+check "ranges: words: names it" has "$ERR" "--ranges: 'a-b' is not LO-HI"
+usage_error "ranges: negative" "$CHORALES" -o "$TMP/x.json" --ranges=-5-10
+check "ranges: negative: names it" has "$ERR" "--ranges: '-5-10' is not LO-HI"
+usage_error "ranges: empty part" "$CHORALES" -o "$TMP/x.json" --ranges 31-84,
+check "ranges: empty part: names it" has "$ERR" "--ranges: '' is not LO-HI (in '31-84,';"
+usage_error "ranges: separator" "$CHORALES" -o "$TMP/x.json" --ranges "31-84;40-50"
+check "ranges: separator: names it" has "$ERR" "--ranges: '31-84;40-50' is not LO-HI"
+usage_error "ranges: low above high" "$CHORALES" -o "$TMP/x.json" --ranges 57-83,78-50,45-72,33-67
+check "ranges: low above high: names it" has "$ERR" "--ranges: '78-50': low 78 is above high 50"
+usage_error "ranges: above 127" "$CHORALES" -o "$TMP/x.json" --ranges 31-128
+check "ranges: above 127: names it" has "$ERR" "--ranges: '31-128' is outside the MIDI pitches 0..127"
+usage_error "ranges: too many" "$CHORALES" -o "$TMP/x.json" --ranges 1-2,1-2,1-2,1-2,1-2,1-2,1-2,1-2,1-2
+check "ranges: too many: says so" has "$ERR" "--ranges: more than 8 ranges"
+usage_error "ranges: count" "$CHORALES" -o "$TMP/x.json" --ranges 31-84,40-60
+check "ranges: count: names it" has "$ERR" \
+    "--ranges gives 2 ranges ('31-84,40-60'), but the space of (built-in features) has 4 voices"
+usage_error "ranges: count, feature file" "$CHORALES" -o "$TMP/x.json" --features "$FEATURES" \
+    --ranges 57-83,50-78,45-72
+check "ranges: count, feature file: names it" has "$ERR" \
+    "--ranges gives 3 ranges ('57-83,50-78,45-72'), but the space of $FEATURES has 4 voices"
 check "usage errors write nothing" test ! -e "$TMP/x.json"
 
 # --- learning from chorales with the built-in features ---------------------
@@ -88,15 +115,40 @@ run_pn 0 "default features" learn "$CHORALES" -o "$TMP/c1.json"
 check "default: summary" has "$OUT" \
     "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
 check "default: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
+check "default: rows" has "$OUT" "features   (built-in features): 16 rules, 2849 rows"
 check "default: rule lines" has "$OUT" "pc-set "
 check "default: context column" has "$OUT" "4 of 1820, smoothing 4"
 check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 16
 check "default: name from the file" has "$TMP/c1.json" '"name": "c1",'
+check "default: the chorale registers" has "$TMP/c1.json" \
+    '"space": { "ranges": [[57, 83], [50, 78], [45, 72], [33, 67]] },'
 
 # The written set is a valid feature file; learning again with it writes
 # the same bytes (same name), so writing and reading lose nothing.
 run_pn 0 "relearn" learn "$CHORALES" --features "$TMP/c1.json" --name c1 -o "$TMP/c1b.json"
 check "relearn: same file" cmp -s "$TMP/c1.json" "$TMP/c1b.json"
+
+# --ranges: the built-in features over the paper's full space (31..84 for
+# every voice), then back to the chorale registers with that learned set as
+# the feature file: its targets and contexts over the wide space are
+# dropped, and the result is byte for byte the set learned directly.
+run_pn 0 "ranges: one for all" learn "$CHORALES" --ranges 31-84 -o "$TMP/w1.json"
+check "ranges: summary" has "$OUT" \
+    "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
+check "ranges: rows" has "$OUT" "features   (built-in features) with --ranges 31-84: 16 rules, 2898 rows"
+check "ranges: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
+check "ranges: file" $PY "$TMP/check_rules.py" "$TMP/w1.json" 16
+check "ranges: the space written" has "$TMP/w1.json" '"space": { "voices": 4, "low": 31, "high": 84 },'
+run_pn 0 "ranges: relearn wide" learn "$CHORALES" --features "$TMP/w1.json" --name w1 -o "$TMP/w1b.json"
+check "ranges: relearn wide: same file" cmp -s "$TMP/w1.json" "$TMP/w1b.json"
+run_pn 0 "ranges: per voice" learn "$CHORALES" --features "$TMP/w1.json" \
+    --ranges 57-83,50-78,45-72,33-67 --name c1 -o "$TMP/c1c.json"
+check "ranges: per voice: the built-in set's bytes" cmp -s "$TMP/c1.json" "$TMP/c1c.json"
+run_pn 0 "ranges: same as the features'" learn "$CHORALES" --ranges 57-83,50-78,45-72,33-67 \
+    --name c1 -o "$TMP/c1d.json"
+check "ranges: same as the features': same file" cmp -s "$TMP/c1.json" "$TMP/c1d.json"
+# a range that leaves every chorale out
+bad_input "ranges: nothing fits" "3 left out (outside the space)" "$CHORALES" --ranges 60-61
 
 # --- a feature file, other options -------------------------------------------
 
@@ -109,6 +161,12 @@ check "features: name" has "$TMP/c2.json" '"name": "small set",'
 check "features: smoothing kept" has "$TMP/c2.json" '"smoothing": 2'
 check "features: description kept" has "$TMP/c2.json" 'with \"quotes\" and a back\\slash'
 check "features: ranges kept" has "$TMP/c2.json" '"ranges": [[55, 81], [48, 76], [40, 72], [31, 64]]'
+# --ranges on a feature file: its own ranges again give the same bytes
+run_pn 0 "features, same ranges" learn "$CHORALES" --features "$FEATURES" --mode any \
+    --name "small set" --ranges 55-81,48-76,40-72,31-64 -o "$TMP/c2b.json"
+check "features, same ranges: same file" cmp -s "$TMP/c2.json" "$TMP/c2b.json"
+check "features, same ranges: says so" has "$OUT" \
+    "features   $FEATURES with --ranges 55-81,48-76,40-72,31-64: 4 rules"
 # the outer interval's targets in the feature file are replaced
 check "features: targets learned" $PY -c "
 import json; r = json.load(open('$TMP/c2.json'))['rules'][3]
@@ -131,7 +189,11 @@ check "stdout: report on stderr" has "$ERR" "wrote      standard output"
 
 # --- a MIDI file -------------------------------------------------------------
 
-run_pn 0 "midi" learn "$MIDI" -o "$TMP/m.json" --grid 2
+# the scale leaves the built-in chorale registers; over 31..84 it fits
+bad_input "midi: outside the chorale registers" \
+    "scale.mid: no piece left to learn from (scale.mid: 1 piece, 4 voices from tracks, 16 sixteenths, C major, 1 major kept, moved to C; 1 left out (outside the space)" \
+    "$MIDI" --grid 2
+run_pn 0 "midi" learn "$MIDI" -o "$TMP/m.json" --grid 2 --ranges 31-84
 check "midi: summary" has "$OUT" "scale.mid: 1 piece, 4 voices from tracks, 16 sixteenths, C major"
 check "midi: steps" has "$OUT" "8 steps (every 2nd sixteenth)"
 check "midi: file" $PY "$TMP/check_rules.py" "$TMP/m.json" 16

@@ -1,6 +1,6 @@
-/* The shipped rule sets (docs/presets.md) read, have the rules the doc
- * promises, and say musically sensible things: the major set favours the
- * major third, the minor set the minor third. */
+/* The shipped rule sets (docs/presets.md) read, have the rules and the
+ * spaces the doc promises, and say musically sensible things: the major
+ * set favours the major third, the minor set the minor third. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,19 +93,77 @@ static void check_after_c_major(const pn_rule_set *rs)
     free(after);
 }
 
+/* The chorale registers in C of the learned sets (docs/presets.md):
+ * soprano 57-83, alto 50-78, tenor 45-72, bass 33-67. */
+static void check_chorale_registers(const pn_rule_set *rs)
+{
+    static const int low[4] = {57, 50, 45, 33}, high[4] = {83, 78, 72, 67};
+    assert_int_equal(rs->space.num_voices, 4);
+    for (int v = 0; v < 4; ++v) {
+        assert_int_equal(rs->space.low[v], low[v]);
+        assert_int_equal(rs->space.high[v], high[v]);
+    }
+    assert_int_equal(pn_space_size(&rs->space), 28 * 30 * 29 * 36);
+    assert_int_equal(pn_space_size(&rs->space), 876960);
+}
+
+/* The learned major set: 16 rules, nine with a context; in C major the
+ * soprano sings E far more than E-flat, and C more than C-sharp. */
+static void check_chorale_major(const pn_rule_set *rs)
+{
+    assert_int_equal(rs->num_rules, 16);
+    assert_int_equal(count_contexts(rs), 9);
+    const pn_rule *sop = rule_named(rs, "soprano-pc");
+    assert_true(target_of(sop, "4") > 5.0 * target_of(sop, "3"));
+    assert_true(target_of(sop, "0") > target_of(sop, "1"));
+    check_after_c_major(rs);
+}
+
 static void test_chorale_major(void **state)
 {
     (void)state;
     pn_rule_set *rs = read_preset("chorale-major.json");
     assert_string_equal(rs->name, "chorale-major");
-    assert_int_equal(rs->num_rules, 16);
-    assert_int_equal(count_contexts(rs), 9);
+    check_chorale_registers(rs);
+    assert_int_equal(pn_rule_set_num_rows(rs), 2849);
+    check_chorale_major(rs);
+    /* the soprano rule's table was built for the register (target_of
+     * fails on a value it does not have) */
+    const pn_rule *sop = rule_named(rs, "soprano");
+    assert_true(target_of(sop, "57") >= 0.0);
+    assert_true(target_of(sop, "83") >= 0.0);
+    int32_t cell = -1;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_not_equal(pn_feature_find_value(sop->table, "56", &cell, &info), PN_OK);
+    assert_int_not_equal(pn_feature_find_value(sop->table, "84", &cell, &info), PN_OK);
+    pn_rule_set_free(rs);
+}
+
+/* The same features learned over the paper's full space. */
+static void test_chorale_major_wide(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = read_preset("chorale-major-wide.json");
+    assert_string_equal(rs->name, "chorale-major-wide");
+    for (int v = 0; v < 4; ++v) {
+        assert_int_equal(rs->space.low[v], 31);
+        assert_int_equal(rs->space.high[v], 84);
+    }
     assert_int_equal(pn_space_size(&rs->space), 55 * 55 * 55 * 55);
-    /* in C major the soprano sings E far more than E-flat, and C most */
-    const pn_rule *sop = rule_named(rs, "soprano-pc");
-    assert_true(target_of(sop, "4") > 5.0 * target_of(sop, "3"));
-    assert_true(target_of(sop, "0") > target_of(sop, "1"));
-    check_after_c_major(rs);
+    assert_int_equal(pn_rule_set_num_rows(rs), 2898);
+    check_chorale_major(rs);
+    /* the same rules, in the same order, as chorale-major */
+    pn_rule_set *narrow = read_preset("chorale-major.json");
+    assert_int_equal(narrow->num_rules, rs->num_rules);
+    char a[PN_FEATURE_TEXT_MAX], b[PN_FEATURE_TEXT_MAX];
+    for (int32_t r = 0; r < rs->num_rules; ++r) {
+        assert_string_equal(rs->rules[r].name, narrow->rules[r].name);
+        pn_feature_to_string(rs->rules[r].feature, a, sizeof a);
+        pn_feature_to_string(narrow->rules[r].feature, b, sizeof b);
+        assert_string_equal(a, b);
+        assert_int_equal(rs->rules[r].context != NULL, narrow->rules[r].context != NULL);
+    }
+    pn_rule_set_free(narrow);
     pn_rule_set_free(rs);
 }
 
@@ -114,6 +172,7 @@ static void test_chorale_minor(void **state)
     (void)state;
     pn_rule_set *rs = read_preset("chorale-minor.json");
     assert_string_equal(rs->name, "chorale-minor");
+    check_chorale_registers(rs);
     assert_int_equal(rs->num_rules, 16);
     assert_int_equal(count_contexts(rs), 9);
     const pn_rule *sop = rule_named(rs, "soprano-pc");
@@ -126,6 +185,7 @@ static void test_mixed(void **state)
 {
     (void)state;
     pn_rule_set *rs = read_preset("mixed.json");
+    check_chorale_registers(rs);
     assert_int_equal(rs->num_rules, 12);
     int major = 0, minor = 0;
     for (int32_t r = 0; r < rs->num_rules; ++r) {
@@ -162,6 +222,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chorale_major),
+        cmocka_unit_test(test_chorale_major_wide),
         cmocka_unit_test(test_chorale_minor),
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_pedagogical),

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "corpus_load.h"
 #include "default_features.h"
 #include "options.h"
@@ -14,12 +16,22 @@
 
 static const char command[] = "learn";
 
-enum { OPT_OUTPUT, OPT_FEATURES, OPT_MODE, OPT_TONIC, OPT_SPLIT, OPT_GRID, OPT_NAME, NUM_OPTIONS };
+enum {
+    OPT_OUTPUT,
+    OPT_FEATURES,
+    OPT_RANGES,
+    OPT_MODE,
+    OPT_TONIC,
+    OPT_SPLIT,
+    OPT_GRID,
+    OPT_NAME,
+    NUM_OPTIONS
+};
 
 static const pn_cli_option learn_options[NUM_OPTIONS] = {
-    [OPT_OUTPUT] = {"output", 1}, [OPT_FEATURES] = {"features", 1}, [OPT_MODE] = {"mode", 1},
-    [OPT_TONIC] = {"tonic", 1},   [OPT_SPLIT] = {"split", 1},       [OPT_GRID] = {"grid", 1},
-    [OPT_NAME] = {"name", 1},
+    [OPT_OUTPUT] = {"output", 1}, [OPT_FEATURES] = {"features", 1}, [OPT_RANGES] = {"ranges", 1},
+    [OPT_MODE] = {"mode", 1},     [OPT_TONIC] = {"tonic", 1},       [OPT_SPLIT] = {"split", 1},
+    [OPT_GRID] = {"grid", 1},     [OPT_NAME] = {"name", 1},
 };
 
 enum { MAX_GRID = 64 };
@@ -38,6 +50,10 @@ static void print_help(void)
            "  -o, --output FILE  the rule set to write ('-' for standard output; required)\n"
            "  --features FILE    rule set or feature file whose space, features, contexts\n"
            "                     and smoothing are used (default: the built-in set)\n"
+           "  --ranges R         the space to learn over instead of the features' own:\n"
+           "                     LO-HI for every voice (e.g. 31-84), or one LO-HI per\n"
+           "                     voice, soprano first (e.g. 57-83,50-78,45-72,33-67);\n"
+           "                     MIDI pitches 0..127\n"
            "  --mode M           major, minor or any: which pieces to learn from (default major)\n"
            "  --tonic T          C, C#, Db, ..., B or 0..11: move every key there, or\n"
            "                     'keep' to leave the pieces as they are (default C)\n"
@@ -58,8 +74,63 @@ typedef struct learn_request {
     const char *output;
     const char *features;
     const char *name;
+    const char *ranges_text; /* --ranges as given, or NULL */
+    int num_ranges;          /* 0 without --ranges; 1: the same for every voice */
+    int low[PN_SPACE_MAX_VOICES], high[PN_SPACE_MAX_VOICES];
     pn_cli_corpus_options corpus_options;
 } learn_request;
+
+/* Parses --ranges: "LO-HI" or "LO-HI,LO-HI,..." (MIDI pitches 0..127,
+ * LO <= HI, at most PN_SPACE_MAX_VOICES ranges) into req. Prints a usage
+ * error naming the bad part and returns PN_EXIT_USAGE, or PN_EXIT_OK. */
+static int parse_ranges(const char *text, learn_request *req)
+{
+    const char *p = text;
+    int count = 0;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        long value[2] = {-1, -1};
+        size_t i = 0;
+        int ok = 1;
+        for (int k = 0; k < 2 && ok; ++k) {
+            size_t digits = 0;
+            long x = 0;
+            while (i < len && p[i] >= '0' && p[i] <= '9' && digits < 4) {
+                x = 10 * x + (p[i] - '0');
+                ++i;
+                ++digits;
+            }
+            ok = digits > 0 && !(i < len && p[i] >= '0' && p[i] <= '9');
+            value[k] = x;
+            if (k == 0)
+                ok = ok && i < len && p[i++] == '-';
+        }
+        if (!ok || i != len)
+            return pn_cli_usage_error(command,
+                                      "--ranges: '%.*s' is not LO-HI (in '%s'; give LO-HI, or "
+                                      "one LO-HI per voice separated by commas)",
+                                      (int)len, p, text);
+        if (value[0] > 127 || value[1] > 127)
+            return pn_cli_usage_error(
+                command, "--ranges: '%.*s' is outside the MIDI pitches 0..127", (int)len, p);
+        if (value[0] > value[1])
+            return pn_cli_usage_error(command, "--ranges: '%.*s': low %ld is above high %ld",
+                                      (int)len, p, value[0], value[1]);
+        if (count == PN_SPACE_MAX_VOICES)
+            return pn_cli_usage_error(command, "--ranges: more than %d ranges in '%s'",
+                                      PN_SPACE_MAX_VOICES, text);
+        req->low[count] = (int)value[0];
+        req->high[count] = (int)value[1];
+        ++count;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    req->num_ranges = count;
+    req->ranges_text = text;
+    return PN_EXIT_OK;
+}
 
 /* Fills req; returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was
  * printed. */
@@ -121,6 +192,8 @@ static int parse_request(int argc, char **argv, learn_request *req)
             return pn_cli_usage_error(command, "--name is longer than %d bytes", PN_RULES_NAME_MAX);
         req->name = v;
     }
+    if ((v = a.value[OPT_RANGES]) && (rc = parse_ranges(v, req)) != PN_EXIT_OK)
+        return rc;
     req->features = a.value[OPT_FEATURES];
     req->output = a.value[OPT_OUTPUT];
     if (a.num_args < 1)
@@ -137,12 +210,91 @@ static int status_of(pn_error code)
     return code == PN_ERR_NOMEM || code == PN_ERR_NUMERIC ? PN_EXIT_FAILURE : PN_EXIT_USAGE;
 }
 
-static pn_error load_features(const learn_request *req, pn_rule_set **rs, pn_error_info *err)
+/* The features as given (--features FILE or the built-in set). */
+static pn_error read_features(const learn_request *req, pn_rule_set **rs, pn_error_info *err)
 {
     if (req->features)
         return pn_rules_read_ex(req->features, PN_RULES_TARGETS_OPTIONAL, rs, err);
     return pn_rules_parse_ex(PN_DEFAULT_FEATURES_NAME, pn_default_features_json,
                              strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs, err);
+}
+
+/* The features' JSON with its space replaced by --ranges ({"ranges":
+ * [[lo, hi], ...]}, one per voice) and every rule's targets and listed
+ * contexts dropped (learning replaces them, and they may name values
+ * outside the new space). Returns the new text (free it) or NULL when out
+ * of memory or the JSON cannot be read (the first reading succeeded, so
+ * neither is expected). */
+static char *features_with_ranges(const learn_request *req, int num_voices)
+{
+    json_error_t je;
+    json_t *root = req->features
+                       ? json_load_file(req->features, JSON_REJECT_DUPLICATES, &je)
+                       : json_loads(pn_default_features_json, JSON_REJECT_DUPLICATES, &je);
+    if (!root || !json_is_object(root)) {
+        json_decref(root);
+        return NULL;
+    }
+    /* json_*_set_new and json_array_append_new take the reference even
+     * when they fail */
+    json_t *ranges = json_array();
+    int failed = json_object_set_new(root, "space", json_pack("{so}", "ranges", ranges)) != 0;
+    for (int v = 0; v < num_voices && !failed; ++v) {
+        const int r = req->num_ranges == 1 ? 0 : v;
+        failed = json_array_append_new(ranges, json_pack("[ii]", req->low[r], req->high[r])) != 0;
+    }
+    json_t *rules = json_object_get(root, "rules");
+    size_t i;
+    json_t *rule;
+    json_array_foreach(rules, i, rule)
+    {
+        if (json_is_object(rule)) {
+            json_object_del(rule, "targets");
+            json_object_del(rule, "contexts");
+        }
+    }
+    char *text = failed ? NULL : json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(1));
+    json_decref(root);
+    return text;
+}
+
+/* The features, over the space of --ranges when it is given. Returns
+ * PN_EXIT_OK, or prints the error and returns the exit status. */
+static int load_features(const learn_request *req, pn_rule_set **rs)
+{
+    pn_error_info err = {PN_OK, ""};
+    pn_error code = read_features(req, rs, &err);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s\n", err.message);
+        return status_of(code);
+    }
+    if (req->num_ranges == 0)
+        return PN_EXIT_OK;
+    const int voices = (*rs)->space.num_voices;
+    if (req->num_ranges != 1 && req->num_ranges != voices) {
+        pn_rule_set_free(*rs);
+        *rs = NULL;
+        return pn_cli_usage_error(command,
+                                  "--ranges gives %d ranges ('%s'), but the space of %s has %d "
+                                  "voices (give one LO-HI for all, or one per voice)",
+                                  req->num_ranges, req->ranges_text,
+                                  req->features ? req->features : PN_DEFAULT_FEATURES_NAME, voices);
+    }
+    pn_rule_set_free(*rs);
+    *rs = NULL;
+    char *text = features_with_ranges(req, voices);
+    if (!text) {
+        fprintf(stderr, "parnassus learn: out of memory\n");
+        return PN_EXIT_FAILURE;
+    }
+    code = pn_rules_parse_ex(req->features ? req->features : PN_DEFAULT_FEATURES_NAME, text,
+                             strlen(text), PN_RULES_TARGETS_OPTIONAL, rs, &err);
+    free(text);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s (with --ranges %s)\n", err.message, req->ranges_text);
+        return status_of(code);
+    }
+    return PN_EXIT_OK;
 }
 
 /* The set's name: --name, or the output's file name without ".json". */
@@ -284,11 +436,10 @@ static int run(const learn_request *req)
 {
     pn_error_info err = {PN_OK, ""};
     pn_rule_set *rs = NULL;
-    pn_error code = load_features(req, &rs, &err);
-    if (code != PN_OK) {
-        fprintf(stderr, "parnassus learn: %s\n", err.message);
-        return status_of(code);
-    }
+    int loaded = load_features(req, &rs);
+    if (loaded != PN_EXIT_OK)
+        return loaded;
+    pn_error code;
     pn_cli_corpus_options o = req->corpus_options;
     o.num_voices = rs->space.num_voices;
     o.space = &rs->space;
@@ -326,8 +477,13 @@ static int run(const learn_request *req)
         goto done;
     }
     /* the report goes to standard output unless the rule set does */
-    print_report(strcmp(req->output, "-") == 0 ? stderr : stdout, rs,
-                 req->features ? req->features : PN_DEFAULT_FEATURES_NAME, summary, &rep,
+    char label[512];
+    const char *features = req->features ? req->features : PN_DEFAULT_FEATURES_NAME;
+    if (req->num_ranges > 0)
+        snprintf(label, sizeof label, "%s with --ranges %s", features, req->ranges_text);
+    else
+        snprintf(label, sizeof label, "%s", features);
+    print_report(strcmp(req->output, "-") == 0 ? stderr : stdout, rs, label, summary, &rep,
                  req->output);
 done:
     pn_corpus_free(corpus);

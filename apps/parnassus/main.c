@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_render.h"
 #include "options.h"
 #include "plot.h"
 
@@ -22,6 +23,7 @@ static const subcommand subcommands[] = {
     {"learn", pn_cmd_learn, "learn a rule set's targets from chorales or MIDI files"},
     {"sample", pn_cmd_sample, "generate music from a rule set into a MIDI file"},
     {"analyze", pn_cmd_analyze, "which rules a piece follows, and each rule's error"},
+    {"render", pn_cmd_render, "host the LV2 plugin offline and record what it plays"},
 };
 
 enum { NUM_SUBCOMMANDS = sizeof subcommands / sizeof subcommands[0] };

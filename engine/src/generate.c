@@ -146,6 +146,30 @@ pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_i
     return realize(gen, PN_START_WARM, info);
 }
 
+pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alpha,
+                             const int *previous, pn_error_info *info)
+{
+    pn_error err;
+    if (log2_lambda_w != gen->knobs.log2_lambda_w || alpha != gen->knobs.alpha) {
+        pn_settings s = gen->knobs;
+        s.log2_lambda_w = log2_lambda_w;
+        s.alpha = alpha;
+        if ((err = pn_solver_update_settings(gen->solver, &s, info)) != PN_OK)
+            return err;
+        gen->knobs = s;
+        gen->stepping.log2_lambda_w = log2_lambda_w;
+        gen->stepping.alpha = alpha;
+        gen->stepping_installed = 0;
+    } else if ((err = use_settings(gen, 1, info)) != PN_OK) {
+        return err;
+    }
+    if ((err = pn_rules_targets(gen->rules, previous, gen->target, info)) != PN_OK)
+        return err;
+    if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
+        return err;
+    return realize(gen, PN_START_WARM, info);
+}
+
 int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches)
 {
     const int64_t x = pn_sampler_draw(gen->sampler, rng);
@@ -230,6 +254,11 @@ const pn_problem *pn_generator_problem(const pn_generator *gen)
 const pn_solver *pn_generator_solver(const pn_generator *gen)
 {
     return gen->solver;
+}
+
+const pn_group_index *pn_generator_group_index(const pn_generator *gen)
+{
+    return gen->index;
 }
 
 const double *pn_generator_targets(const pn_generator *gen)

@@ -43,6 +43,14 @@ pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double 
  * a full solve each). PN_ERR_INVALID when a pitch is outside the space. */
 pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_info *info);
 
+/* New knobs and a new context at once, then one warm re-realization: what
+ * a live instrument needs when a knob moved while the music went on. Uses
+ * the caller's warm_pool when the knobs changed and warm_pool 0 when only
+ * the context did. `previous` as in pn_generator_advance (NULL = start
+ * over). */
+pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alpha,
+                             const int *previous, pn_error_info *info);
+
 /* A sonority drawn from the current realization into pitches (k entries,
  * PN_REST for a rest). Returns its index x in the space. */
 int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches);
@@ -63,6 +71,9 @@ pn_error pn_generator_step(pn_generator *gen, pn_rng *rng, int *pitches, pn_erro
 const pn_rule_set *pn_generator_rules(const pn_generator *gen);
 const pn_problem *pn_generator_problem(const pn_generator *gen);
 const pn_solver *pn_generator_solver(const pn_generator *gen);
+/* Each group's sonorities: for samplers and conditionals built beside the
+ * generator's own (e.g. double-buffered for an audio thread). */
+const pn_group_index *pn_generator_group_index(const pn_generator *gen);
 /* The targets b of the current step (m entries). */
 const double *pn_generator_targets(const pn_generator *gen);
 /* How the last realization ended. */

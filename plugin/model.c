@@ -1,0 +1,245 @@
+/* Rule sets made ready to play, and their realizations (model.h). */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void free_slot(pnp_realization *r)
+{
+    pn_sampler_free(r->sampler);
+    pn_conditional_free(r->given);
+    r->sampler = NULL;
+    r->given = NULL;
+}
+
+void pnp_model_free(pnp_model *model)
+{
+    if (!model)
+        return;
+    for (int s = 0; s < 2; ++s)
+        free_slot(&model->slot[s]);
+    pn_generator_free(model->gen);
+    pn_rule_set_free(model->rules);
+    free(model->text);
+    free(model->path);
+    free(model);
+}
+
+int pnp_model_voices(const pnp_model *model)
+{
+    return model->rules->space.num_voices;
+}
+
+pnp_realization *pnp_model_current(pnp_model *model)
+{
+    return &model->slot[model->live];
+}
+
+static char *copy_text(const char *text, size_t len)
+{
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, text, len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+/* The statistics run() shows on its output ports. */
+static void note_stats(pnp_realization *r, const pn_generator *gen, double started_ms)
+{
+    const pn_info *info = pn_generator_last_info(gen);
+    r->rules_selected = info->num_selected;
+    r->weighted_error = info->weighted_error;
+    r->solve_ms = now_ms() - started_ms;
+}
+
+pn_error pnp_model_create(const char *name, const char *text, size_t len, const char *path,
+                          const pnp_knobs *knobs, pnp_model **out, pn_error_info *info)
+{
+    *out = NULL;
+    const double started = now_ms();
+    pnp_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
+    m->slot[0].given_voice = m->slot[1].given_voice = -1;
+    pn_error err = pn_rules_parse(name, text, len, &m->rules, info);
+    if (err != PN_OK)
+        goto fail;
+    const int k = m->rules->space.num_voices;
+    if (k > PNP_MAX_VOICES) {
+        err = pn_fail(info, PN_ERR_INVALID,
+                      "%s: the plugin plays up to %d voices, the rule set has %d", name,
+                      PNP_MAX_VOICES, k);
+        goto fail;
+    }
+    m->text = copy_text(text, len);
+    m->text_len = len;
+    if (!m->text || (path && !(m->path = copy_text(path, strlen(path))))) {
+        err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
+        goto fail;
+    }
+    pn_settings settings;
+    pn_settings_default(&settings);
+    settings.log2_lambda_w = knobs->log2_lambda_w;
+    settings.alpha = knobs->alpha;
+    /* one cold start: the first-step targets of a learned set agree (they
+     * are marginals of one corpus), so searching other selections finds
+     * nothing better and would cost seconds per instance (as `parnassus
+     * sample` without --search) */
+    settings.restarts = 0;
+    settings.grow_seeds = 0;
+    if ((err = pn_generator_create(m->rules, &settings, &m->gen, info)) != PN_OK)
+        goto fail;
+    for (int s = 0; s < 2; ++s) {
+        err = pn_sampler_create(pn_generator_problem(m->gen), pn_generator_group_index(m->gen),
+                                &m->slot[s].sampler, info);
+        if (err != PN_OK)
+            goto fail;
+        m->slot[s].model = m;
+    }
+    pnp_realization *r = &m->slot[0];
+    if ((err = pn_sampler_set_q(r->sampler, pn_solver_q(pn_generator_solver(m->gen)), info)) !=
+        PN_OK)
+        goto fail;
+    r->knobs = *knobs;
+    r->context_serial = 0;
+    note_stats(r, m->gen, started);
+    m->live = 0;
+    *out = m;
+    return PN_OK;
+fail:
+    pnp_model_free(m);
+    return err;
+}
+
+pn_error pnp_model_load(const char *path, const pnp_knobs *knobs, pnp_model **out,
+                        pn_error_info *info)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pn_fail(info, PN_ERR_IO, "%s: cannot open the rule set", path);
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    pn_error err = PN_OK;
+    for (;;) {
+        if (len + 4096 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            if (cap > (size_t)64 << 20) {
+                err = pn_fail(info, PN_ERR_INVALID, "%s: larger than 64 MiB, not a rule set", path);
+                break;
+            }
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", path);
+                break;
+            }
+            text = grown;
+        }
+        const size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                err = pn_fail(info, PN_ERR_IO, "%s: read error", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (err == PN_OK)
+        err = pnp_model_create(path, text, len, path, knobs, out, info);
+    free(text);
+    return err;
+}
+
+/* The label of every sonority for voice `voice`: its value index (0 rest,
+ * 1 + pitch - low) — the voice's digit in the mixed radix (space.h). */
+static int32_t *voice_labels(const pn_space *space, int voice)
+{
+    const int64_t n = pn_space_size(space);
+    int32_t *label = malloc((size_t)n * sizeof *label);
+    if (!label)
+        return NULL;
+    int64_t stride = 1;
+    for (int v = space->num_voices - 1; v > voice; --v)
+        stride *= pn_space_radix(space, v);
+    const int64_t radix = pn_space_radix(space, voice);
+    for (int64_t x = 0; x < n; ++x)
+        label[x] = (int32_t)((x / stride) % radix);
+    return label;
+}
+
+static pn_error prepare_given(pnp_model *m, pnp_realization *r, int voice, pn_error_info *info)
+{
+    if (r->given && r->given_voice == voice)
+        return PN_OK;
+    pn_conditional_free(r->given);
+    r->given = NULL;
+    r->given_voice = -1;
+    const pn_space *space = &m->rules->space;
+    int32_t *label = voice_labels(space, voice);
+    if (!label)
+        return pn_fail(info, PN_ERR_NOMEM, "conditional tables: out of memory");
+    pn_error err = pn_conditional_create(pn_generator_group_index(m->gen), label,
+                                         (int32_t)pn_space_radix(space, voice), &r->given, info);
+    free(label);
+    if (err == PN_OK)
+        r->given_voice = voice;
+    return err;
+}
+
+pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, const int *context,
+                                   uint64_t context_serial, int given_voice,
+                                   pn_error_info *info)
+{
+    const double started = now_ms();
+    pnp_realization *r = &model->slot[1 - model->live];
+    if (pn_generator_update(model->gen, knobs->log2_lambda_w, knobs->alpha, context, info) !=
+        PN_OK)
+        return NULL;
+    const double *q = pn_solver_q(pn_generator_solver(model->gen));
+    if (pn_sampler_set_q(r->sampler, q, info) != PN_OK)
+        return NULL;
+    if (given_voice >= pnp_model_voices(model))
+        given_voice = -1;
+    if (given_voice >= 0) {
+        if (prepare_given(model, r, given_voice, info) != PN_OK ||
+            pn_conditional_set_q(r->given, q, info) != PN_OK) {
+            pn_conditional_free(r->given);
+            r->given = NULL;
+            r->given_voice = -1;
+        }
+    }
+    r->knobs = *knobs;
+    r->context_serial = context_serial;
+    note_stats(r, model->gen, started);
+    model->live = 1 - model->live;
+    return r;
+}
+
+int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch,
+                         int *pitches)
+{
+    const pn_space *space = &r->model->rules->space;
+    int64_t x = -1;
+    if (voice >= 0 && r->given && r->given_voice == voice && pitch >= space->low[voice] &&
+        pitch <= space->high[voice])
+        x = pn_conditional_draw(r->given, (int32_t)(1 + pitch - space->low[voice]), rng);
+    const int forced = x < 0 && voice >= 0;
+    if (x < 0)
+        x = pn_sampler_draw(r->sampler, rng);
+    if (x < 0 || pn_space_decode(space, x, pitches, NULL) != PN_OK)
+        return 0;
+    if (forced)
+        pitches[voice] = pitch;
+    return 1;
+}

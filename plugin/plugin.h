@@ -1,0 +1,139 @@
+/* The plugin instance, shared by plugin.c (run), worker.c (the LV2 Worker)
+ * and state.c (save/restore). Threads: run(), work_response() and
+ * end_run() on the audio thread; work() on the host's worker thread;
+ * instantiate, activate, save and restore on the host's main thread (never
+ * at the same time as run(), per the LV2 threading classes, but possibly
+ * while work() runs). What each field belongs to is said next to it. */
+#ifndef PARNASSUS_PLUGIN_PLUGIN_H
+#define PARNASSUS_PLUGIN_PLUGIN_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <lv2/atom/atom.h>
+#include <lv2/atom/forge.h>
+#include <lv2/core/lv2.h>
+#include <lv2/log/logger.h>
+#include <lv2/urid/urid.h>
+#include <lv2/worker/worker.h>
+
+#include "clock.h"
+#include "model.h"
+#include "notes.h"
+#include "parnassus/rng.h"
+#include "ports.h"
+
+/* Every URID the plugin uses, mapped once in instantiate(). */
+typedef struct pnp_urids {
+    LV2_URID atom_Blank, atom_Object, atom_Sequence, atom_Path, atom_String;
+    LV2_URID atom_Float, atom_Double, atom_Int, atom_Long, atom_Bool, atom_URID;
+    LV2_URID midi_MidiEvent;
+    LV2_URID time_Position, time_bar, time_barBeat, time_beatUnit, time_beatsPerBar;
+    LV2_URID time_beatsPerMinute, time_frame, time_speed;
+    LV2_URID patch_Set, patch_Get, patch_property, patch_value;
+    LV2_URID pn_ruleSet, pn_ruleSetText, pn_seedUsed;
+} pnp_urids;
+
+/* Worker messages: run() -> work() ... */
+typedef enum pnp_job_type {
+    PNP_JOB_REALIZE = 1, /* new knobs / context / input voice */
+    PNP_JOB_LOAD,        /* read a rule-set file (path follows the header) */
+    PNP_JOB_ADOPT,       /* make a model built by restore() the worker's */
+    PNP_JOB_FREE,        /* free a model run() no longer reads */
+} pnp_job_type;
+
+enum { PNP_MAX_PATH = 4096 };
+
+typedef struct pnp_job {
+    uint32_t type;
+    uint32_t size; /* of the path, NUL included (LOAD) */
+    pnp_knobs knobs;
+    int32_t given_voice;
+    int32_t has_context;
+    int32_t context[PNP_MAX_VOICES];
+    uint64_t context_serial;
+    pnp_model *model; /* ADOPT, FREE */
+} pnp_job;
+
+/* ... and back. */
+typedef enum pnp_reply_type {
+    PNP_REPLY_REALIZED = 1, /* realization of the current model */
+    PNP_REPLY_SWITCHED,     /* a new model and its first realization */
+    PNP_REPLY_FAILED,       /* nothing new (the worker logged why) */
+} pnp_reply_type;
+
+typedef struct pnp_reply {
+    uint32_t type;
+    pnp_realization *realization;
+} pnp_reply;
+
+/* What run() wants realized. */
+typedef struct pnp_request {
+    pnp_knobs knobs;
+    int given_voice;
+    uint64_t context_serial;
+} pnp_request;
+
+typedef struct pnp_plugin {
+    /* host features and ports (set up before run) */
+    LV2_URID_Map *map;
+    LV2_Worker_Schedule *schedule;
+    LV2_Log_Logger logger;
+    pnp_urids uris;
+    void *port[PNP_NUM_PORTS];
+    double rate;
+
+    /* audio thread */
+    LV2_Atom_Forge forge;  /* midi_out */
+    LV2_Atom_Forge notify; /* notify */
+    int64_t block_start;    /* absolute frame of the current block */
+    uint32_t block_frames;
+    int64_t last_event;     /* frame of the last event written this block */
+    pnp_clock clock;
+    pnp_notes notes;
+    pn_rng rng;
+    float last_seed;
+    uint64_t seed_used;
+    pnp_realization *live;  /* what steps draw from */
+    int in_flight;          /* a REALIZE / LOAD / ADOPT job is out */
+    int want_notify;        /* tell the notify port the rule-set path */
+    int panic_pending;
+    pnp_request last_sent;  /* what the job in flight (or the last one) asked */
+    int last_failed;        /* the last job failed: do not resend it */
+    pnp_model *retired[4];  /* models to hand back to the worker for freeing */
+    int num_retired;
+    char load_path[PNP_MAX_PATH]; /* a rule-set file waiting to be loaded */
+    int load_pending;
+    /* the music */
+    int has_context;
+    int context[PNP_MAX_VOICES]; /* the last sonority drawn (rule-set pitches) */
+    uint64_t context_serial;     /* which context: 0 the start, else a step's serial */
+    uint64_t serial_counter;     /* serials of steps, never reused */
+    int held[16];                /* input notes held, the latest last */
+    int num_held;
+    float last_port[PNP_NUM_PORTS]; /* port values at the last block, for change detection */
+    uint32_t late_steps;
+    int enabled;
+    int ran;                 /* run() has been called since instantiate */
+
+    /* worker thread (and instantiate/restore before the first run) */
+    pnp_model *worker_model;
+
+    /* main thread -> audio thread: a model restore() built while running */
+    _Atomic(pnp_model *) restored;
+} pnp_plugin;
+
+/* worker.c */
+LV2_Worker_Status pnp_work(LV2_Handle instance, LV2_Worker_Respond_Function respond,
+                           LV2_Worker_Respond_Handle handle, uint32_t size, const void *data);
+LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const void *body);
+/* Sends what is waiting (retired models, a restored model, a file to load,
+ * a new realization) when no job is in flight. Audio thread. */
+void pnp_schedule_pending(pnp_plugin *self);
+/* Installs a realization in run(): a new model also retires the old one. */
+void pnp_install(pnp_plugin *self, pnp_realization *r);
+
+/* state.c */
+extern const void *pnp_state_interface(void);
+
+#endif

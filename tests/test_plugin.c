@@ -1,0 +1,576 @@
+/* The plugin in a host (apps/lv2host on lilv), as a DAW runs it: exact
+ * note frames for every block size, tempo changes and seeks inside a
+ * block, note-offs on transport stop, no stuck note under random port
+ * changes, state round trip, byte-identical renders per seed,
+ * harmonization, odd atoms, and a guard proving run() and work_response()
+ * never allocate or lock. The bundle comes from PNP_BUNDLE_DIR. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lv2/atom/forge.h>
+#include <lv2/midi/midi.h>
+#include <lv2/time/time.h>
+
+#include "lv2host.h"
+#include "parnassus/rng.h"
+#include "rt_guard.h"
+
+#define PLUGIN_URI "urn:parnassus:lv2"
+enum { MAX_EVENTS = 1 << 16, RATE = 48000 };
+
+typedef struct midi_ev {
+    int64_t frame; /* from the start of the capture */
+    uint8_t msg[3];
+} midi_ev;
+
+typedef struct capture {
+    LV2_URID midi;
+    int64_t base;
+    midi_ev ev[MAX_EVENTS];
+    int count;
+} capture;
+
+static capture cap; /* large: not on the stack */
+
+static void on_event(void *user, const pnh_event *ev)
+{
+    capture *c = user;
+    if (ev->type != c->midi || ev->size < 3 || c->count >= MAX_EVENTS)
+        return;
+    midi_ev *e = &c->ev[c->count++];
+    e->frame = ev->abs_frame - c->base;
+    memcpy(e->msg, ev->body, 3);
+}
+
+static void capture_start(capture *c, pnh_host *h)
+{
+    c->midi = pnh_map(h, LV2_MIDI__MidiEvent);
+    c->base = pnh_frames(h);
+    c->count = 0;
+}
+
+static int is_on(const midi_ev *e)
+{
+    return (e->msg[0] & 0xF0) == 0x90 && e->msg[2] > 0;
+}
+
+static int is_off(const midi_ev *e)
+{
+    return (e->msg[0] & 0xF0) == 0x80 || ((e->msg[0] & 0xF0) == 0x90 && e->msg[2] == 0);
+}
+
+static pnh_host *new_host(pnh_worker_mode mode, uint32_t max_block, const pnh_hooks *hooks)
+{
+    pnh_settings s;
+    pnh_settings_default(&s);
+    s.plugin_uri = PLUGIN_URI;
+    s.bundle_dir = getenv("PNP_BUNDLE_DIR");
+    s.max_block = max_block;
+    s.worker_mode = mode;
+    if (hooks)
+        s.hooks = *hooks;
+    pnh_host *h = NULL;
+    pn_error_info info = {0};
+    if (pnh_create(&s, &h, &info) != PN_OK)
+        fail_msg("host: %s", info.message);
+    assert_int_equal(pnh_activate(h, &info), PN_OK);
+    return h;
+}
+
+static void set(pnh_host *h, const char *symbol, float value)
+{
+    pn_error_info info = {0};
+    if (pnh_set_control(h, symbol, value, &info) != PN_OK)
+        fail_msg("%s", info.message);
+}
+
+/* Runs `frames` frames in blocks of `block`, capturing. */
+static void run_frames(pnh_host *h, int64_t frames, uint32_t block)
+{
+    pn_error_info info = {0};
+    while (frames > 0) {
+        const uint32_t n = frames < block ? (uint32_t)frames : block;
+        assert_true(pnh_run(h, n, on_event, &cap, &info) >= 0);
+        frames -= n;
+    }
+}
+
+static pnh_position position(float bpm, float speed, int64_t bar, float bar_beat)
+{
+    pnh_position p = {0};
+    p.fields = PNH_POS_SPEED | PNH_POS_BPM | PNH_POS_BAR | PNH_POS_BAR_BEAT | PNH_POS_BEAT_UNIT |
+               PNH_POS_BEATS_PER_BAR;
+    p.speed = speed;
+    p.bpm = bpm;
+    p.bar = bar;
+    p.bar_beat = bar_beat;
+    p.beat_unit = 4;
+    p.beats_per_bar = 4;
+    return p;
+}
+
+static void queue_position(pnh_host *h, int64_t frame, pnh_position p)
+{
+    pn_error_info info = {0};
+    assert_int_equal(pnh_queue_position(h, frame, &p, &info), PN_OK);
+}
+
+/* Every note-on has its note-off later (per channel and key), nothing is
+ * switched on twice, nothing sounds at the end. */
+static void assert_balanced(const capture *c)
+{
+    static int sounding[16][128];
+    memset(sounding, 0, sizeof sounding);
+    for (int i = 0; i < c->count; ++i) {
+        const midi_ev *e = &c->ev[i];
+        const int ch = e->msg[0] & 15, key = e->msg[1];
+        if (i > 0)
+            assert_true(e->frame >= c->ev[i - 1].frame); /* in time order */
+        if (is_on(e)) {
+            assert_int_equal(sounding[ch][key], 0);
+            sounding[ch][key] = 1;
+        } else if (is_off(e)) {
+            sounding[ch][key] = 0;
+        }
+    }
+    for (int ch = 0; ch < 16; ++ch)
+        for (int key = 0; key < 128; ++key)
+            if (sounding[ch][key])
+                fail_msg("channel %d key %d still sounds", ch + 1, key);
+}
+
+static void stop_transport(pnh_host *h)
+{
+    queue_position(h, 0, position(120, 0, 0, 0));
+    run_frames(h, 64, 64);
+}
+
+/* ---- exact frames ---- */
+
+static void test_exact_frames_every_block_size(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 4096, NULL);
+    set(h, "gate", 50);
+    const uint32_t sizes[] = {1, 2, 3, 17, 64, 256, 1000, 4096};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        pnh_deactivate(h);
+        pn_error_info info = {0};
+        assert_int_equal(pnh_activate(h, &info), PN_OK);
+        capture_start(&cap, h);
+        queue_position(h, 0, position(120, 1, 0, 0));
+        run_frames(h, 8 * 12000, sizes[s]);
+        int steps_with_notes[8] = {0};
+        for (int i = 0; i < cap.count; ++i) {
+            const midi_ev *e = &cap.ev[i];
+            if (is_on(e)) {
+                if (e->frame % 12000 != 0)
+                    fail_msg("block %u: note-on at frame %lld", sizes[s], (long long)e->frame);
+                steps_with_notes[e->frame / 12000] = 1;
+            } else if (is_off(e) && e->frame % 12000 != 6000) {
+                fail_msg("block %u: note-off at frame %lld", sizes[s], (long long)e->frame);
+            }
+        }
+        int sounding_steps = 0;
+        for (int k = 0; k < 8; ++k)
+            sounding_steps += steps_with_notes[k];
+        assert_true(sounding_steps >= 7); /* a step may be a full rest, rarely */
+        stop_transport(h);
+        assert_balanced(&cap);
+    }
+    pnh_free(h);
+}
+
+static void test_tempo_change_and_seek_inside_a_block(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "gate", 90);
+    /* tempo halves at frame 30100 (inside a 256-frame block), beat 1.25 */
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, 29952, 256);
+    queue_position(h, 30100 - 29952, position(60, 1, 0, 1.25f));
+    run_frames(h, 70000 - 29952, 256);
+    int64_t ons[16];
+    int n = 0;
+    for (int i = 0; i < cap.count && n < 16; ++i)
+        if (is_on(&cap.ev[i]) && (n == 0 || ons[n - 1] != cap.ev[i].frame))
+            ons[n++] = cap.ev[i].frame;
+    assert_true(n >= 5);
+    assert_int_equal(ons[0], 0);
+    assert_int_equal(ons[1], 12000);
+    assert_int_equal(ons[2], 24000);
+    assert_int_equal(ons[3], 30100 + 12000); /* beat 1.5 a quarter beat later at 60 bpm */
+    assert_int_equal(ons[4], 30100 + 12000 + 24000);
+    stop_transport(h);
+    assert_balanced(&cap);
+
+    /* a seek at frame 30100: every sounding note ends there */
+    pnh_deactivate(h);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_activate(h, &info), PN_OK);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, 29952, 256);
+    queue_position(h, 30100 - 29952, position(120, 1, 8, 1.25f));
+    run_frames(h, 256, 256);
+    int offs_at_seek = 0, sounding_before = 0;
+    for (int i = 0; i < cap.count; ++i) {
+        if (cap.ev[i].frame == 24000 && is_on(&cap.ev[i]))
+            ++sounding_before; /* the step at 24000 sounds until 34800 */
+        if (cap.ev[i].frame == 30100 && is_off(&cap.ev[i]))
+            ++offs_at_seek;
+    }
+    assert_true(sounding_before > 0);
+    assert_int_equal(offs_at_seek, sounding_before);
+    run_frames(h, 12000, 256);
+    int next_on = -1;
+    for (int i = 0; i < cap.count; ++i)
+        if (is_on(&cap.ev[i]) && cap.ev[i].frame > 30100) {
+            next_on = (int)cap.ev[i].frame;
+            break;
+        }
+    assert_int_equal(next_on, 30100 + 6000); /* beat 33.5 is a quarter beat on */
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+static void test_transport_stop_ends_every_note(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 512, NULL);
+    set(h, "gate", 100); /* notes sound until the next step */
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, 30208, 512);
+    queue_position(h, 100, position(120, 0, 0, 1.26f));
+    run_frames(h, 48000, 512);
+    int sounding = 0;
+    for (int i = 0; i < cap.count; ++i) {
+        if (cap.ev[i].frame > 30308)
+            fail_msg("event after the stop at %lld", (long long)cap.ev[i].frame);
+        if (is_on(&cap.ev[i]))
+            ++sounding;
+        if (is_off(&cap.ev[i]))
+            --sounding;
+    }
+    assert_int_equal(sounding, 0);
+    assert_int_equal(cap.ev[cap.count - 1].frame, 30308);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+/* ---- robustness ---- */
+
+static void test_random_port_changes_leave_no_stuck_note(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_THREADED, 512, NULL);
+    static const char *const symbols[] = {
+        "sync",  "bpm",  "division", "gate", "velocity", "humanize", "channel",
+        "channel_per_voice", "soprano", "alto", "tenor", "bass", "key", "octave",
+        "input_mode", "seed", "panic", "enable", "log2_lambda_w", "alpha"};
+    const int num_symbols = (int)(sizeof symbols / sizeof symbols[0]);
+    pn_rng rng;
+    pn_rng_seed(&rng, 7);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    for (int change = 0; change < 10000; ++change) {
+        /* the style knobs re-solve: change them rarely */
+        int s = (int)(pn_rng_next(&rng) % (uint64_t)num_symbols);
+        if (s >= num_symbols - 2 && pn_rng_next(&rng) % 50 != 0)
+            s = (int)(pn_rng_next(&rng) % (uint64_t)(num_symbols - 2));
+        float def, lo, hi;
+        assert_true(pnh_control_range(h, symbols[s], &def, &lo, &hi));
+        const float u = (float)(pn_rng_next(&rng) >> 11) * (1.0f / 9007199254740992.0f);
+        set(h, symbols[s], lo + u * (hi - lo));
+        if (pn_rng_next(&rng) % 97 == 0) /* now and then the host seeks or stops */
+            queue_position(h, 3, position(60 + (float)(pn_rng_next(&rng) % 120),
+                                          (float)(pn_rng_next(&rng) % 2),
+                                          (int64_t)(pn_rng_next(&rng) % 64), 0.5f));
+        if (pn_rng_next(&rng) % 13 == 0) { /* and a played note */
+            const uint8_t on[3] = {0x90, (uint8_t)(48 + pn_rng_next(&rng) % 36), 100};
+            pn_error_info info = {0};
+            assert_int_equal(pnh_queue_midi(h, 1, on, 3, &info), PN_OK);
+        }
+        run_frames(h, 1 + (int64_t)(pn_rng_next(&rng) % 512), 512);
+    }
+    assert_true(cap.count > 0);
+    set(h, "enable", 1);
+    stop_transport(h);
+    assert_int_equal(pnh_wait_worker_idle(h, 60.0), 1);
+    run_frames(h, 64, 64);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+static LV2_URID map_uri(LV2_URID_Map_Handle handle, const char *uri)
+{
+    return pnh_map(handle, uri);
+}
+
+static void test_odd_atoms(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    capture_start(&cap, h);
+    pn_error_info info = {0};
+    /* a position with nothing but garbage types, an empty object, a
+     * truncated MIDI event, a patch:Set without a value, and a path to a
+     * file that is not a rule set */
+    uint8_t buf[256];
+    LV2_Atom_Forge forge;
+    LV2_URID_Map map = {h, map_uri};
+    lv2_atom_forge_init(&forge, &map);
+    lv2_atom_forge_set_buffer(&forge, buf, sizeof buf);
+    LV2_Atom_Forge_Frame frame;
+    lv2_atom_forge_object(&forge, &frame, 0, pnh_map(h, LV2_TIME__Position));
+    lv2_atom_forge_key(&forge, pnh_map(h, LV2_TIME__beatsPerMinute));
+    lv2_atom_forge_string(&forge, "fast", 4);
+    lv2_atom_forge_key(&forge, pnh_map(h, LV2_TIME__speed));
+    lv2_atom_forge_bool(&forge, 1);
+    lv2_atom_forge_pop(&forge, &frame);
+    assert_int_equal(pnh_queue_atom(h, 0, (const LV2_Atom *)buf, &info), PN_OK);
+    const uint8_t short_midi[1] = {0x90};
+    assert_int_equal(pnh_queue_midi(h, 1, short_midi, 1, &info), PN_OK);
+    assert_int_equal(pnh_queue_patch_set_path(h, 2, PLUGIN_URI ":ruleSet", "/nonexistent/rules.json", &info), PN_OK);
+    run_frames(h, 48000, 256);
+    assert_true(pnh_log_errors(h) >= 1); /* the bad file is logged */
+    assert_non_null(strstr(pnh_log_text(h), "/nonexistent/rules.json"));
+    /* and the built-in set still plays */
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, 48000, 256);
+    int ons = 0;
+    for (int i = 0; i < cap.count; ++i)
+        ons += is_on(&cap.ev[i]);
+    assert_true(ons > 0);
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+/* ---- the real-time guard ---- */
+
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void test_run_never_allocates_or_locks(void **state)
+{
+    (void)state;
+    const int threads_before = count_threads();
+    const pnh_hooks hooks = {rt_guard_audio_enter, rt_guard_audio_leave, rt_guard_worker_enter,
+                             rt_guard_worker_leave, NULL};
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, &hooks);
+    if (RT_GUARD_WORKS)
+        assert_true(rt_guard_self_check());
+    rt_guard_reset();
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    set(h, "input_mode", 1);
+    for (int block = 0; block < 2000; ++block) {
+        if (block % 100 == 0)
+            set(h, "log2_lambda_w", (float)(block / 100 % 5) - 2.0f);
+        if (block % 37 == 0) {
+            const uint8_t on[3] = {0x90, (uint8_t)(60 + block % 12), 100};
+            pn_error_info info = {0};
+            assert_int_equal(pnh_queue_midi(h, 5, on, 3, &info), PN_OK);
+        }
+        if (block == 1500) {
+            pn_error_info info = {0};
+            char path[4096];
+            snprintf(path, sizeof path, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
+            assert_int_equal(pnh_queue_patch_set_path(h, 0, PLUGIN_URI ":ruleSet", path, &info), PN_OK);
+        }
+        run_frames(h, 256, 256);
+    }
+    stop_transport(h);
+    if (RT_GUARD_WORKS && rt_guard_count() != 0)
+        fail_msg("%ld calls on the audio thread, the first %s", rt_guard_count(), rt_guard_first());
+    assert_balanced(&cap);
+    /* the synchronous host runs work() on this thread: the plugin started none */
+    assert_int_equal(count_threads(), threads_before);
+    pnh_free(h);
+}
+
+/* ---- determinism, state, harmonization ---- */
+
+/* Renders `seconds` with seed 1234 from a fresh host into cap. */
+static void render(pnh_host *h, int seconds)
+{
+    set(h, "seed", 1234);
+    run_frames(h, 64, 64); /* the seed takes effect */
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)seconds * RATE, 256);
+}
+
+static midi_ev first_render[MAX_EVENTS];
+
+static void test_same_seed_same_notes(void **state)
+{
+    (void)state;
+    pnh_host *a = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    render(a, 4);
+    const int n = cap.count;
+    memcpy(first_render, cap.ev, (size_t)n * sizeof cap.ev[0]);
+    pnh_free(a);
+    pnh_host *b = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    render(b, 4);
+    assert_int_equal(cap.count, n);
+    assert_memory_equal(cap.ev, first_render, (size_t)n * sizeof cap.ev[0]);
+    /* another seed, other music */
+    set(b, "seed", 99);
+    run_frames(b, 64, 64);
+    pnh_deactivate(b);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_activate(b, &info), PN_OK);
+    capture_start(&cap, b);
+    queue_position(b, 0, position(120, 1, 0, 0));
+    run_frames(b, 4 * RATE, 256);
+    assert_true(cap.count != n || memcmp(cap.ev, first_render, (size_t)n * sizeof cap.ev[0]) != 0);
+    pnh_free(b);
+}
+
+/* The state file of a host, with its directory written as DIR. */
+static char *state_text(const char *file, const char *dir)
+{
+    FILE *f = fopen(file, "rb");
+    assert_non_null(f);
+    static char raw[1 << 20];
+    const size_t n = fread(raw, 1, sizeof raw - 1, f);
+    fclose(f);
+    raw[n] = '\0';
+    char *out = calloc(1, n + 1);
+    assert_non_null(out);
+    const size_t dl = strlen(dir);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (!strncmp(raw + i, dir, dl)) {
+            memcpy(out + o, "DIR", 3);
+            o += 3;
+            i += dl;
+        } else {
+            out[o++] = raw[i++];
+        }
+    }
+    return out;
+}
+
+static void test_state_round_trip(void **state)
+{
+    (void)state;
+    char dir_a[] = "/tmp/pnp-state-a-XXXXXX", dir_b[] = "/tmp/pnp-state-b-XXXXXX";
+    assert_non_null(mkdtemp(dir_a));
+    assert_non_null(mkdtemp(dir_b));
+    char rules[4096];
+    snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
+    pnh_host *a = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_queue_patch_set_path(a, 0, PLUGIN_URI ":ruleSet", rules, &info), PN_OK);
+    set(a, "log2_lambda_w", -3);
+    set(a, "seed", 4321);
+    capture_start(&cap, a);
+    queue_position(a, 0, position(120, 1, 0, 0));
+    run_frames(a, RATE, 256);
+    char *file_a = NULL, *file_b = NULL;
+    assert_int_equal(pnh_state_save(a, dir_a, &file_a, &info), PN_OK);
+    pnh_free(a);
+
+    pnh_host *b = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    if (pnh_state_restore(b, file_a, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_true(pnh_get_control(b, "log2_lambda_w") == -3.0f);
+    assert_true(pnh_get_control(b, "seed") == 4321.0f);
+    run_frames(b, 256, 256);
+    assert_int_equal(pnh_log_errors(b), 0);
+    assert_int_equal(pnh_state_save(b, dir_b, &file_b, &info), PN_OK);
+    char *text_a = state_text(file_a, dir_a), *text_b = state_text(file_b, dir_b);
+    assert_non_null(strstr(text_a, "ruleSetText"));
+    assert_non_null(strstr(text_a, "pedagogical"));
+    assert_string_equal(text_a, text_b);
+    free(text_a);
+    free(text_b);
+    pnh_free(b);
+    free(file_a);
+    free(file_b);
+}
+
+static void test_harmonization_keeps_the_played_soprano(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "input_mode", 1);
+    set(h, "channel_per_voice", 1); /* the soprano on channel 1 */
+    set(h, "gate", 50);
+    run_frames(h, 256, 256); /* the conditional tables come from the worker */
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    static const uint8_t melody[] = {72, 71, 69, 67, 65, 64, 62, 60};
+    for (int i = 0; i < 8; ++i) {
+        pn_error_info info = {0};
+        const uint8_t off[3] = {0x80, i ? melody[i - 1] : 0, 0};
+        const uint8_t on[3] = {0x90, melody[i], 100};
+        if (i)
+            assert_int_equal(pnh_queue_midi(h, 0, off, 3, &info), PN_OK);
+        assert_int_equal(pnh_queue_midi(h, 0, on, 3, &info), PN_OK);
+        /* each note is played right on its step */
+        run_frames(h, 12000, 256);
+    }
+    /* every step's soprano (channel 1) is the played note, with other voices */
+    for (int k = 0; k < 8; ++k) {
+        int soprano = -1, voices = 0;
+        for (int i = 0; i < cap.count; ++i)
+            if (is_on(&cap.ev[i]) && cap.ev[i].frame == 12000 * k) {
+                ++voices;
+                if ((cap.ev[i].msg[0] & 15) == 0)
+                    soprano = cap.ev[i].msg[1];
+            }
+        assert_int_equal(soprano, melody[k]);
+        assert_true(voices >= 2);
+    }
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+int main(void)
+{
+    if (!getenv("PNP_BUNDLE_DIR")) {
+        fprintf(stderr, "test_plugin: set PNP_BUNDLE_DIR to the built parnassus.lv2\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_frames_every_block_size),
+        cmocka_unit_test(test_tempo_change_and_seek_inside_a_block),
+        cmocka_unit_test(test_transport_stop_ends_every_note),
+        cmocka_unit_test(test_run_never_allocates_or_locks),
+        cmocka_unit_test(test_odd_atoms),
+        cmocka_unit_test(test_same_seed_same_notes),
+        cmocka_unit_test(test_state_round_trip),
+        cmocka_unit_test(test_harmonization_keeps_the_played_soprano),
+        cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
