@@ -54,12 +54,39 @@ static char *copy_text(const char *text, size_t len)
     return c;
 }
 
-/* The statistics run() shows on its output ports. */
-static void note_stats(pnp_realization *r, const pn_generator *gen, double started_ms)
+/* Which rules the realization keeps, by name (run() reports them on the
+ * notify port). */
+static void note_selection(pnp_realization *r, const pnp_model *m)
 {
-    const pn_info *info = pn_generator_last_info(gen);
+    const pn_rule_set *rs = m->rules;
+    const int K = rs->num_rules;
+    unsigned char selected[64 * 8];
+    r->selected_mask = 0;
+    r->selected_names[0] = '\0';
+    if (K > (int)sizeof selected)
+        return;
+    pn_solver_rule_stats(pn_generator_solver(m->gen), NULL, NULL, selected);
+    size_t len = 0;
+    for (int k = 0; k < K; ++k) {
+        if (!selected[k])
+            continue;
+        if (k < 64)
+            r->selected_mask |= (uint64_t)1 << k;
+        const int n = snprintf(r->selected_names + len, sizeof r->selected_names - len, "%s%s",
+                               len ? ", " : "", rs->rules[k].name);
+        if (n < 0 || (size_t)n >= sizeof r->selected_names - len)
+            break; /* the list is cut short, never overflows */
+        len += (size_t)n;
+    }
+}
+
+/* The statistics run() shows on its output ports. */
+static void note_stats(pnp_realization *r, const pnp_model *m, double started_ms)
+{
+    const pn_info *info = pn_generator_last_info(m->gen);
     r->rules_selected = info->num_selected;
     r->weighted_error = info->weighted_error;
+    note_selection(r, m);
     r->solve_ms = now_ms() - started_ms;
 }
 
@@ -113,7 +140,7 @@ pn_error pnp_model_create(const char *name, const char *text, size_t len, const 
         goto fail;
     r->knobs = *knobs;
     r->context_serial = 0;
-    note_stats(r, m->gen, started);
+    note_stats(r, m, started);
     m->live = 0;
     *out = m;
     return PN_OK;
@@ -221,7 +248,7 @@ pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, con
     }
     r->knobs = *knobs;
     r->context_serial = context_serial;
-    note_stats(r, model->gen, started);
+    note_stats(r, model, started);
     model->live = 1 - model->live;
     return r;
 }

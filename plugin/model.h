@@ -38,6 +38,8 @@ typedef struct pnp_realization {
     pnp_knobs knobs;
     uint64_t context_serial; /* the plugin's count of the context it realizes */
     int rules_selected;
+    uint64_t selected_mask; /* bit r: rule r kept (the first 64 rules) */
+    char selected_names[1024]; /* the kept rules' names, ", "-separated */
     double weighted_error;
     double solve_ms;
 } pnp_realization;

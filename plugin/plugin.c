@@ -48,6 +48,7 @@ static void map_urids(LV2_URID_Map *map, pnp_urids *u)
     u->pn_ruleSet = map->map(map->handle, PNP__ruleSet);
     u->pn_ruleSetText = map->map(map->handle, PNP__ruleSetText);
     u->pn_seedUsed = map->map(map->handle, PNP__seedUsed);
+    u->pn_selectedRules = map->map(map->handle, PNP__selectedRules);
 }
 
 static void cleanup(LV2_Handle instance);
@@ -520,6 +521,32 @@ static void notify_rule_set(pnp_plugin *self)
     lv2_atom_forge_pop(f, &frame);
 }
 
+/* patch:Set selectedRules "<names>" on the notify port when the rules the
+ * realization keeps change (and after patch:Get). */
+static void notify_selection(pnp_plugin *self, int force)
+{
+    const pnp_realization *r = self->live;
+    if (!self->port[PNP_NOTIFY] || !r)
+        return;
+    if (!force && self->reported_model == r->model && self->reported_mask == r->selected_mask)
+        return;
+    const pnp_urids *u = &self->uris;
+    LV2_Atom_Forge *f = &self->notify;
+    LV2_Atom_Forge_Frame frame;
+    const uint32_t len = (uint32_t)strnlen(r->selected_names, sizeof r->selected_names);
+    if (f->offset + 64 + len > f->size) /* no room this block: try again next one */
+        return;
+    if (!lv2_atom_forge_frame_time(f, 0) || !lv2_atom_forge_object(f, &frame, 0, u->patch_Set))
+        return;
+    lv2_atom_forge_key(f, u->patch_property);
+    lv2_atom_forge_urid(f, u->pn_selectedRules);
+    lv2_atom_forge_key(f, u->patch_value);
+    lv2_atom_forge_string(f, r->selected_names, len);
+    lv2_atom_forge_pop(f, &frame);
+    self->reported_model = r->model;
+    self->reported_mask = r->selected_mask;
+}
+
 static void start_sequence(LV2_Atom_Forge *forge, LV2_Atom_Forge_Frame *frame, void *port)
 {
     LV2_Atom_Sequence *seq = port;
@@ -542,8 +569,10 @@ static void run(LV2_Handle instance, uint32_t n_frames)
 
     pnp_schedule_pending(self); /* answers that came between blocks, new knobs */
     read_ports(self);
+    const int asked = self->want_notify;
     if (self->want_notify)
         notify_rule_set(self);
+    notify_selection(self, asked);
 
     const LV2_Atom_Sequence *in = self->port[PNP_CONTROL];
     if (in && in->atom.type == self->uris.atom_Sequence) {
@@ -573,6 +602,7 @@ static void run(LV2_Handle instance, uint32_t n_frames)
     pnp_schedule_pending(self);
     if (self->want_notify)
         notify_rule_set(self);
+    notify_selection(self, 0);
     if (self->panic_pending && self->notes.count == 0)
         self->panic_pending = 0;
     write_outputs(self);

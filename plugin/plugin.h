@@ -31,7 +31,7 @@ typedef struct pnp_urids {
     LV2_URID time_Position, time_bar, time_barBeat, time_beatUnit, time_beatsPerBar;
     LV2_URID time_beatsPerMinute, time_frame, time_speed;
     LV2_URID patch_Set, patch_Get, patch_property, patch_value;
-    LV2_URID pn_ruleSet, pn_ruleSetText, pn_seedUsed;
+    LV2_URID pn_ruleSet, pn_ruleSetText, pn_seedUsed, pn_selectedRules;
 } pnp_urids;
 
 /* Worker messages: run() -> work() ... */
@@ -97,6 +97,8 @@ typedef struct pnp_plugin {
     pnp_realization *live;  /* what steps draw from */
     int in_flight;          /* a REALIZE / LOAD / ADOPT job is out */
     int want_notify;        /* tell the notify port the rule-set path */
+    const void *reported_model; /* whose selection the notify port told last (compared only) */
+    uint64_t reported_mask;
     int panic_pending;
     pnp_request last_sent;  /* what the job in flight (or the last one) asked */
     int last_failed;        /* the last job failed: do not resend it */

@@ -9,6 +9,9 @@
 #define PNP__ruleSet PNP_PREFIX "ruleSet"
 /* state key: the rule set's JSON text, so a session is self-contained */
 #define PNP__ruleSetText PNP_PREFIX "ruleSetText"
+/* read-only patch parameter: the names of the rules the current
+ * realization keeps (atom:String), sent on the notify port when it changes */
+#define PNP__selectedRules PNP_PREFIX "selectedRules"
 /* state key: the seed the generator was started from (atom:Long) */
 #define PNP__seedUsed PNP_PREFIX "seedUsed"
 

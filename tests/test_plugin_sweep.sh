@@ -18,6 +18,10 @@ for lw in -12 -8 -4 0 3 6; do
         --seed 5 --set log2_lambda_w=$lw --set channel_per_voice=1 -o "$TMP/lw$lw.mid"
     selected[$lw]=$(sed -n 's/^rules_selected: *//p' "$OUT")
     [[ ${selected[$lw]} =~ ^[0-9]+$ ]] || not_ok "no rules_selected line at $lw"
+    # the names the plugin reported on its notify port: as many as the count
+    names=$(sed -n 's/^rules kept at the end: \(.*\) (the selection.*/\1/p' "$OUT")
+    named=$(tr ',' '\n' <<<"$names" | grep -c .)
+    check "rules named at $lw ($names)" test "$named" -eq "${selected[$lw]}"
 done
 echo "rules selected along the sweep: -12:${selected[-12]} -8:${selected[-8]} -4:${selected[-4]} 0:${selected[0]} 3:${selected[3]} 6:${selected[6]}"
 check "fewer rules at -12 than at 6" test "${selected[-12]}" -lt "${selected[6]}"

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <lv2/atom/util.h>
+#include <lv2/patch/patch.h>
+
 #include "lv2host.h"
 #include "midi_events.h"
 #include "options.h"
@@ -230,11 +233,42 @@ typedef struct capture {
     int64_t clamp; /* events at or after this frame are put at it (-1: none) */
     LV2_URID midi_type;
     int failed;
+    /* the plugin's reports of the rules its realization keeps */
+    LV2_URID object, patch_set, patch_property, patch_value, selected_rules, string, urid;
+    char selection[1024]; /* the last one */
+    long selections;      /* how many times the selection changed */
 } capture;
+
+/* patch:Set selectedRules "<names>" from the notify port. */
+static void on_selection(capture *c, const pnh_event *ev)
+{
+    if (ev->size < sizeof(LV2_Atom_Object_Body))
+        return;
+    const LV2_Atom_Object_Body *body = ev->body;
+    if (body->otype != c->patch_set)
+        return;
+    const LV2_Atom *property = NULL, *value = NULL;
+    lv2_atom_object_body_get(ev->size, body, c->patch_property, &property, c->patch_value, &value,
+                             0);
+    if (!property || property->type != c->urid ||
+        ((const LV2_Atom_URID *)property)->body != c->selected_rules || !value ||
+        value->type != c->string || value->size < 1)
+        return;
+    const char *names = LV2_ATOM_BODY_CONST(value);
+    const size_t len = strnlen(names, value->size);
+    const size_t n = len < sizeof c->selection - 1 ? len : sizeof c->selection - 1;
+    memcpy(c->selection, names, n);
+    c->selection[n] = '\0';
+    ++c->selections;
+}
 
 static void on_event(void *user, const pnh_event *ev)
 {
     capture *c = user;
+    if (ev->type == c->object) {
+        on_selection(c, ev);
+        return;
+    }
     if (ev->type != c->midi_type || ev->size < 1 || ev->size > 3)
         return;
     if (c->count == c->capacity) {
@@ -393,6 +427,9 @@ static void print_summary(const pnh_host *h, const render_request *req, int64_t 
                                           "late_steps"};
     for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; ++i)
         printf("%s: %g\n", outputs[i], (double)pnh_get_control(h, outputs[i]));
+    if (cap->selections > 0)
+        printf("rules kept at the end: %s (the selection changed %ld times)\n", cap->selection,
+               cap->selections - 1);
     printf("wrote %s\n", req->output);
 }
 
@@ -407,6 +444,7 @@ static int run(const render_request *req)
     s.sample_rate = req->rate;
     s.max_block = (uint32_t)req->block;
     s.worker_mode = PNH_WORKER_IMMEDIATE;
+    s.notify_events = 1;
     pn_error_info info = {PN_OK, ""};
     pnh_host *h = NULL;
     if (pnh_create(&s, &h, &info) != PN_OK) {
@@ -415,6 +453,13 @@ static int run(const render_request *req)
     }
     capture cap = {0};
     cap.midi_type = pnh_map(h, "http://lv2plug.in/ns/ext/midi#MidiEvent");
+    cap.object = pnh_map(h, LV2_ATOM__Object);
+    cap.patch_set = pnh_map(h, LV2_PATCH__Set);
+    cap.patch_property = pnh_map(h, LV2_PATCH__property);
+    cap.patch_value = pnh_map(h, LV2_PATCH__value);
+    cap.selected_rules = pnh_map(h, RENDER_PLUGIN_URI ":selectedRules");
+    cap.string = pnh_map(h, LV2_ATOM__String);
+    cap.urid = pnh_map(h, LV2_ATOM__URID);
     const int64_t total =
         llround((double)req->bars * req->beats_per_bar * req->rate * 60.0 / req->bpm);
     int rc = setup(h, req);
