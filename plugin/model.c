@@ -125,6 +125,10 @@ pn_error pnp_model_create(const char *name, const char *text, size_t len, const 
      * sample` without --search) */
     settings.restarts = 0;
     settings.grow_seeds = 0;
+    /* a knob move re-solves from the current solution only: trying the
+     * other selections seen so far would cost a full solve each, and a
+     * knob is turned to be heard now */
+    settings.warm_pool = 0;
     if ((err = pn_generator_create(m->rules, &settings, &m->gen, info)) != PN_OK)
         goto fail;
     for (int s = 0; s < 2; ++s) {
