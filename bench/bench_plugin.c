@@ -18,6 +18,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,22 +37,60 @@ enum { BLOCK = 256 };
 
 typedef struct audio_clock {
     int depth;
-    double entered;
-    double block_total; /* seconds on the audio side in this block */
+    double worker_entered;
+    double entered, entered_cpu;
+    double block_total; /* seconds on the audio side in this block (wall) */
+    double block_cpu;   /* ... and this thread's CPU time there */
 } audio_clock;
+
+/* CPU time of the calling thread: what run() itself costs, without the
+ * time the scheduler gave to other threads meanwhile. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void audio_enter(void *user)
 {
     audio_clock *c = user;
-    if (c->depth++ == 0)
+    if (c->depth++ == 0) {
+        c->entered_cpu = thread_cpu();
         c->entered = now();
+    }
 }
 
 static void audio_leave(void *user)
 {
     audio_clock *c = user;
-    if (--c->depth == 0)
+    if (--c->depth == 0) {
         c->block_total += now() - c->entered;
+        c->block_cpu += thread_cpu() - c->entered_cpu;
+    }
+}
+
+/* With a synchronous worker, work() runs inside run(): its time is not
+ * run()'s own. */
+static void worker_enter(void *user)
+{
+    audio_clock *c = user;
+    c->worker_entered = now();
+}
+
+static void worker_leave(void *user)
+{
+    audio_clock *c = user;
+    c->block_total -= now() - c->worker_entered;
+}
+
+/* Real-time priority for this (the audio) thread, as hosts give theirs;
+ * the worker thread, started before, keeps the normal policy. */
+static int make_realtime(void)
+{
+    struct sched_param p = {0};
+    p.sched_priority = 50;
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
 }
 
 static pnh_host *host(const char *bundle, pnh_worker_mode mode, audio_clock *clock)
@@ -64,6 +104,10 @@ static pnh_host *host(const char *bundle, pnh_worker_mode mode, audio_clock *clo
     if (clock) {
         s.hooks.audio_enter = audio_enter;
         s.hooks.audio_leave = audio_leave;
+        if (mode == PNH_WORKER_IMMEDIATE) {
+            s.hooks.worker_enter = worker_enter;
+            s.hooks.worker_leave = worker_leave;
+        }
         s.hooks.user = clock;
     }
     pnh_host *h = NULL;
@@ -138,15 +182,18 @@ int main(int argc, char **argv)
     /* the audio thread, block by block */
     audio_clock clock = {0};
     pnh_host *h = host(bundle, PNH_WORKER_THREADED, &clock);
+    const int realtime = make_realtime();
     double *cost = xmalloc((size_t)blocks * sizeof *cost);
+    double *cpu = xmalloc((size_t)blocks * sizeof *cpu);
     progress("plugin: %ld blocks of %d frames at %g x real time", blocks, BLOCK, speed);
     const double period = BLOCK / 48000.0 / (speed > 0 ? speed : 1.0);
     const double started = now();
     long worst = 0;
     for (long b = 0; b < blocks; ++b) {
-        clock.block_total = 0;
+        clock.block_total = clock.block_cpu = 0;
         run_block(h);
         cost[b] = clock.block_total;
+        cpu[b] = clock.block_cpu;
         if (cost[b] > cost[worst])
             worst = b;
         /* pace the blocks, so the worker's realizations arrive as in a host */
@@ -159,19 +206,89 @@ int main(int argc, char **argv)
     }
     pnh_worker_stats ws;
     pnh_worker_stats_get(h, &ws);
+    if (realtime) {
+        struct sched_param p = {0};
+        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+    }
     qsort(cost, (size_t)blocks, sizeof *cost, cmp_double);
+    qsort(cpu, (size_t)blocks, sizeof *cpu, cmp_double);
     snprintf(details, sizeof details,
              "%ld blocks (%.0f s of music at 48 kHz) at %g x real time, 120 bpm 1/8, %llu jobs done "
-             "by the worker thread, %.0f late steps; the worst was block %ld",
+             "by the worker thread, %.0f late steps; the worst was block %ld; audio thread %s",
              blocks, (double)blocks * BLOCK / 48000.0, speed, (unsigned long long)ws.completed,
-             pnh_get_control(h, "late_steps"), worst);
+             pnh_get_control(h, "late_steps"), worst,
+             realtime ? "SCHED_FIFO 50" : "not real-time (SCHED_FIFO refused)");
     one_value_row(&t, "run() + work_response() per 256-frame block, median", cost[blocks / 2],
                   GOAL_NONE, 0, details);
     one_value_row(&t, "run() + work_response() per 256-frame block, 99.9th pct",
                   cost[(long)(0.999 * (double)(blocks - 1))], GOAL_NONE, 0, details);
     one_value_row(&t, "run() + work_response() per 256-frame block, max", cost[blocks - 1],
                   GOAL_BELOW, 20e-6, details);
+    /* the machine's own floor: the largest gap between two consecutive
+     * clock reads of this (real-time) thread over as many samples, while
+     * the worker thread solves on the other core */
+    {
+        if (realtime)
+            (void)make_realtime();
+        double worst_gap = 0, worst_gap_cpu = 0;
+        for (long b = 0; b < blocks; ++b) {
+            const double c0 = thread_cpu(), t0 = now();
+            const double t1 = now(), c1 = thread_cpu();
+            if (t1 - t0 > worst_gap)
+                worst_gap = t1 - t0;
+            if (c1 - c0 > worst_gap_cpu)
+                worst_gap_cpu = c1 - c0;
+        }
+        if (realtime) {
+            struct sched_param p = {0};
+            pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+        }
+        char floor_details[256];
+        snprintf(floor_details, sizeof floor_details,
+                 "largest gap between two back-to-back clock reads in %ld tries (CPU clock: %.0f us): "
+                 "what the machine alone adds to a max",
+                 blocks, worst_gap_cpu * 1e6);
+        one_value_row(&t, "noise floor of this machine, max", worst_gap, GOAL_NONE, 0,
+                      floor_details);
+    }
+    one_value_row(&t, "the same, audio thread CPU time, median", cpu[blocks / 2], GOAL_NONE, 0,
+                  "CLOCK_THREAD_CPUTIME_ID: the work run() does, whatever the scheduler did");
+    one_value_row(&t, "the same, audio thread CPU time, max", cpu[blocks - 1], GOAL_BELOW, 20e-6,
+                  "CLOCK_THREAD_CPUTIME_ID: the work run() does, whatever the scheduler did");
     free(cost);
+    free(cpu);
+
+    /* run()'s own cost with a synchronous worker: no thread to wake, the
+     * nested work() subtracted; every step realized in time */
+    {
+        audio_clock sync_clock = {0};
+        pnh_host *hs = host(bundle, PNH_WORKER_IMMEDIATE, &sync_clock);
+        const long n = blocks / 4;
+        double *own = xmalloc((size_t)n * sizeof *own);
+        const int rt = make_realtime();
+        for (long b = 0; b < n; ++b) {
+            sync_clock.block_total = sync_clock.block_cpu = 0;
+            run_block(hs);
+            own[b] = sync_clock.block_total;
+            if (own[b] > 30e-6)
+                progress("plugin: synchronous block %ld took %.0f us", b, own[b] * 1e6);
+        }
+        if (rt) {
+            struct sched_param p = {0};
+            pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+        }
+        qsort(own, (size_t)n, sizeof *own, cmp_double);
+        snprintf(details, sizeof details,
+                 "%ld blocks with a synchronous worker (work() time subtracted): the plugin's own "
+                 "work per block, no thread wake-up; 99.9th pct %.0f us",
+                 n, own[(long)(0.999 * (double)(n - 1))] * 1e6);
+        one_value_row(&t, "run() own cost per block, synchronous worker, median", own[n / 2],
+                      GOAL_NONE, 0, details);
+        one_value_row(&t, "run() own cost per block, synchronous worker, max", own[n - 1],
+                      GOAL_BELOW, 20e-6, details);
+        free(own);
+        pnh_free(hs);
+    }
 
     /* knob change to new realization (worker thread, blocks back to back,
      * the transport stopped so no context step shares the worker) */
