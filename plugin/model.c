@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "parnassus/file.h"
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -157,35 +159,9 @@ pn_error pnp_model_load(const char *path, const pnp_knobs *knobs, pnp_model **ou
                         pn_error_info *info)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pn_fail(info, PN_ERR_IO, "%s: cannot open the rule set", path);
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    pn_error err = PN_OK;
-    for (;;) {
-        if (len + 4096 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            if (cap > (size_t)64 << 20) {
-                err = pn_fail(info, PN_ERR_INVALID, "%s: larger than 64 MiB, not a rule set", path);
-                break;
-            }
-            char *grown = realloc(text, cap);
-            if (!grown) {
-                err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", path);
-                break;
-            }
-            text = grown;
-        }
-        const size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                err = pn_fail(info, PN_ERR_IO, "%s: read error", path);
-            break;
-        }
-    }
-    fclose(f);
+    size_t len = 0;
+    pn_error err = pn_file_read(path, (size_t)64 << 20, &text, &len, info);
     if (err == PN_OK)
         err = pnp_model_create(path, text, len, path, knobs, out, info);
     free(text);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "parnassus/deoverlap.h"
+#include "parnassus/file.h"
 #include "parnassus/instance_io.h"
 
 static const char FULL_EXAMPLE[] = "parnassus-instance 1\n"
@@ -938,9 +939,41 @@ static void test_read_directory(void **state)
     assert_non_null(strstr(info.message, ".: "));
 }
 
+/* pn_file_read: the whole file, NUL-terminated; errors name the file. */
+static void test_file_read(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/pn-file-read-XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "wb");
+    assert_non_null(f);
+    static char big[200000];
+    for (size_t i = 0; i < sizeof big; ++i)
+        big[i] = (char)('a' + i % 26);
+    assert_int_equal(fwrite(big, 1, sizeof big, f), sizeof big);
+    fclose(f);
+    char *data = NULL;
+    size_t size = 0;
+    pn_error_info info = {0};
+    assert_int_equal(pn_file_read(path, 0, &data, &size, &info), PN_OK);
+    assert_int_equal(size, sizeof big);
+    assert_memory_equal(data, big, sizeof big);
+    assert_int_equal(data[size], '\0');
+    free(data);
+    /* too large for the limit */
+    assert_int_equal(pn_file_read(path, 1000, &data, &size, &info), PN_ERR_PARSE);
+    assert_null(data);
+    assert_non_null(strstr(info.message, path));
+    remove(path);
+    /* missing */
+    assert_int_equal(pn_file_read(path, 0, &data, &size, &info), PN_ERR_IO);
+    assert_non_null(strstr(info.message, path));
+    assert_non_null(strstr(info.message, "cannot open"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_file_read),
         cmocka_unit_test(test_full_example),
         cmocka_unit_test(test_grouped_example),
         cmocka_unit_test(test_both_forms_agree),

@@ -10,6 +10,8 @@
 
 #include <smf.h>
 
+#include "parnassus/file.h"
+
 /* Longest sequence the writer accepts: every delta time then fits the
  * 4-byte variable-length quantity of the file format. */
 enum { MAX_TICKS = 0x0FFFFFFF };
@@ -654,38 +656,12 @@ pn_error pn_midi_read_voices(const char *path, int k, int grid_ticks, int **step
         return pn_fail(info, PN_ERR_INVALID, "midi reader: NULL argument");
     *steps = NULL;
     *num_steps = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pn_fail(info, PN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char *buf = NULL;
-    size_t len = 0, cap = 0;
-    pn_error err = PN_OK;
-    for (;;) {
-        if (len == cap) {
-            if (cap > MAX_FILE_BYTES) {
-                err = pn_fail(info, PN_ERR_PARSE, "%s: file larger than %d bytes", path,
-                              MAX_FILE_BYTES);
-                break;
-            }
-            cap = cap ? 2 * cap : 4096;
-            unsigned char *nb = realloc(buf, cap);
-            if (!nb) {
-                err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", path);
-                break;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                err = pn_fail(info, PN_ERR_IO, "%s: read error", path);
-            break;
-        }
-    }
-    fclose(f);
-    if (err == PN_OK)
-        err = pn_midi_read_voices_mem(path, buf, len, k, grid_ticks, steps, num_steps, meta, info);
+    char *buf = NULL;
+    size_t len = 0;
+    pn_error err = pn_file_read(path, MAX_FILE_BYTES, &buf, &len, info);
+    if (err != PN_OK)
+        return err;
+    err = pn_midi_read_voices_mem(path, buf, len, k, grid_ticks, steps, num_steps, meta, info);
     free(buf);
     return err;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "parnassus/deoverlap.h"
+#include "parnassus/file.h"
 
 enum {
     MAX_NUMBER_LEN = 64, /* longest token accepted as a number */
@@ -829,49 +830,15 @@ pn_error pn_instance_parse(const char *name, const char *data, size_t size, pn_p
 /* ------------------------------------------------------------------------ */
 /* Files */
 
-static pn_error read_whole_file(FILE *f, const char *path, char **data, size_t *size,
-                                pn_error_info *info)
-{
-    size_t cap = 0, len = 0;
-    char *buf = NULL;
-    for (;;) {
-        void *p = reserve(buf, &cap, len + 65536, 1);
-        if (!p) {
-            free(buf);
-            return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", path);
-        }
-        buf = p;
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) { /* a short read: end of file or an error */
-            if (ferror(f)) {
-                int e = errno;
-                free(buf);
-                return pn_fail(info, PN_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-            }
-            break;
-        }
-    }
-    *data = buf;
-    *size = len;
-    return PN_OK;
-}
-
 pn_error pn_instance_read(const char *path, pn_problem **out, pn_instance_form *form,
                           pn_error_info *info)
 {
     if (!out || !path)
         return pn_fail(info, PN_ERR_INVALID, "pn_instance_read: no path or output given");
     *out = NULL;
-    errno = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pn_fail(info, PN_ERR_IO, "%s: cannot open: %s", path,
-                       strerror(errno ? errno : ENOENT));
     char *data = NULL;
     size_t size = 0;
-    pn_error err = read_whole_file(f, path, &data, &size, info);
-    fclose(f);
+    pn_error err = pn_file_read(path, 0, &data, &size, info);
     if (err != PN_OK)
         return err;
     err = pn_instance_parse(path, data, size, out, form, info);
