@@ -133,6 +133,7 @@ pn_error pnp_model_create(const char *name, const char *text, size_t len, const 
     settings.warm_pool = 0;
     if ((err = pn_generator_create(m->rules, &settings, &m->gen, info)) != PN_OK)
         goto fail;
+    pn_generator_release_sampler(m->gen); /* the two slots below are the samplers */
     for (int s = 0; s < 2; ++s) {
         err = pn_sampler_create(pn_generator_problem(m->gen), pn_generator_group_index(m->gen),
                                 &m->slot[s].sampler, info);
@@ -168,23 +169,6 @@ pn_error pnp_model_load(const char *path, const pnp_knobs *knobs, pnp_model **ou
     return err;
 }
 
-/* The label of every sonority for voice `voice`: its value index (0 rest,
- * 1 + pitch - low) — the voice's digit in the mixed radix (space.h). */
-static int32_t *voice_labels(const pn_space *space, int voice)
-{
-    const int64_t n = pn_space_size(space);
-    int32_t *label = malloc((size_t)n * sizeof *label);
-    if (!label)
-        return NULL;
-    int64_t stride = 1;
-    for (int v = space->num_voices - 1; v > voice; --v)
-        stride *= pn_space_radix(space, v);
-    const int64_t radix = pn_space_radix(space, voice);
-    for (int64_t x = 0; x < n; ++x)
-        label[x] = (int32_t)((x / stride) % radix);
-    return label;
-}
-
 static pn_error prepare_given(pnp_model *m, pnp_realization *r, int voice, pn_error_info *info)
 {
     if (r->given && r->given_voice == voice)
@@ -193,9 +177,10 @@ static pn_error prepare_given(pnp_model *m, pnp_realization *r, int voice, pn_er
     r->given = NULL;
     r->given_voice = -1;
     const pn_space *space = &m->rules->space;
-    int32_t *label = voice_labels(space, voice);
+    int32_t *label = malloc((size_t)pn_space_size(space) * sizeof *label);
     if (!label)
         return pn_fail(info, PN_ERR_NOMEM, "conditional tables: out of memory");
+    pn_space_voice_labels(space, voice, label);
     pn_error err = pn_conditional_create(pn_generator_group_index(m->gen), label,
                                          (int32_t)pn_space_radix(space, voice), &r->given, info);
     free(label);

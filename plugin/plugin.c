@@ -175,19 +175,6 @@ static void cleanup(LV2_Handle instance)
 
 /* ---- the audio thread ---- */
 
-static float port_value(const pnp_plugin *self, pnp_port port, float fallback)
-{
-    const float *p = self->port[port];
-    return p && isfinite(*p) ? *p : fallback;
-}
-
-static int port_int(const pnp_plugin *self, pnp_port port, int fallback, int lo, int hi)
-{
-    const float v = port_value(self, port, (float)fallback);
-    int i = (int)lrintf(v);
-    return i < lo ? lo : i > hi ? hi : i;
-}
-
 /* pnp_midi_sink: one MIDI event into midi_out at an absolute frame. Events
  * never go back in time and stay inside the block; 0 when full. */
 static int write_midi(void *ctx, int64_t frame, const uint8_t *msg, uint32_t size)
@@ -220,17 +207,15 @@ static void panic(pnp_plugin *self, int64_t frame)
 /* The transposition from the rule set's key (C) to the output. */
 static int transpose(const pnp_plugin *self)
 {
-    const int key = port_int(self, PNP_KEY, 0, 0, 11);
-    const int octave = port_int(self, PNP_OCTAVE, 0, -3, 3);
+    const int key = pnp_port_int(self, PNP_KEY, 0, 0, 11);
+    const int octave = pnp_port_int(self, PNP_OCTAVE, 0, -3, 3);
     return (key <= 6 ? key : key - 12) + 12 * octave;
 }
 
-static int voice_sounds(const pnp_plugin *self, int voice, int num_voices)
+/* The toggles soprano .. bass, in voice order (voice 0 = soprano). */
+static int voice_sounds(const pnp_plugin *self, int voice)
 {
-    /* four toggles, soprano to bass; fewer voices use the lowest toggles'
-     * order from the top (voice 0 = soprano) */
-    (void)num_voices;
-    return port_value(self, (pnp_port)(PNP_SOPRANO + voice), 1.0f) > 0.5f;
+    return pnp_port_value(self, (pnp_port)(PNP_SOPRANO + voice), 1.0f) > 0.5f;
 }
 
 /* The played note, moved by octaves into the voice's range of the rule
@@ -249,8 +234,8 @@ static int played_pitch(const pnp_plugin *self, const pn_space *space, int voice
 
 static int velocity(pnp_plugin *self)
 {
-    const int base = port_int(self, PNP_VELOCITY, 90, 1, 127);
-    const int spread = port_int(self, PNP_HUMANIZE, 0, 0, 64);
+    const int base = pnp_port_int(self, PNP_VELOCITY, 90, 1, 127);
+    const int spread = pnp_port_int(self, PNP_HUMANIZE, 0, 0, 64);
     int v = base;
     if (spread > 0)
         v += (int)(pn_rng_next(&self->rng) % (uint64_t)(2 * spread + 1)) - spread;
@@ -267,7 +252,7 @@ static void step(pnp_plugin *self, int64_t t)
         return;
     const pn_space *space = &r->model->rules->space;
     const int k = space->num_voices;
-    const int mode = port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
+    const int mode = pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
     int fixed_voice = -1, fixed_pitch = -1;
     if (mode != PNP_INPUT_OFF) {
         if (self->num_held == 0)
@@ -282,15 +267,15 @@ static void step(pnp_plugin *self, int64_t t)
         return;
 
     const int shift = transpose(self);
-    const int channel = port_int(self, PNP_CHANNEL, 1, 1, 16) - 1;
-    const int per_voice = port_value(self, PNP_CHANNEL_PER_VOICE, 0.0f) > 0.5f;
-    const double gate = port_int(self, PNP_GATE, 90, 5, 100) / 100.0;
+    const int channel = pnp_port_int(self, PNP_CHANNEL, 1, 1, 16) - 1;
+    const int per_voice = pnp_port_value(self, PNP_CHANNEL_PER_VOICE, 0.0f) > 0.5f;
+    const double gate = pnp_port_int(self, PNP_GATE, 90, 5, 100) / 100.0;
     int64_t length = (int64_t)llround(step_frames * gate);
     if (length < 1)
         length = 1;
     int started[PNP_MAX_VOICES], num_started = 0; /* (channel << 7 | key) this step */
     for (int v = 0; v < k; ++v) {
-        if (pitch[v] < 0 || !voice_sounds(self, v, k))
+        if (pitch[v] < 0 || !voice_sounds(self, v))
             continue;
         const int note = pitch[v] + shift;
         if (note < 0 || note > 127)
@@ -459,7 +444,7 @@ static void read_ports(pnp_plugin *self)
 {
     float now[PNP_NUM_PORTS];
     for (int p = 0; p < PNP_NUM_PORTS; ++p)
-        now[p] = port_value(self, (pnp_port)p, self->last_port[p]);
+        now[p] = pnp_port_value(self, (pnp_port)p, self->last_port[p]);
 #define CHANGED(p) (!(now[p] == self->last_port[p]) && !isnan(self->last_port[p]))
     int stop_notes = CHANGED(PNP_CHANNEL) || CHANGED(PNP_CHANNEL_PER_VOICE) ||
                      CHANGED(PNP_SOPRANO) || CHANGED(PNP_ALTO) || CHANGED(PNP_TENOR) ||
@@ -468,12 +453,12 @@ static void read_ports(pnp_plugin *self)
         stop_notes = 1;
     if (CHANGED(PNP_SEED))
         reseed(self, now[PNP_SEED], 0);
-    self->enabled = port_value(self, PNP_ENABLE, 1.0f) > 0.5f;
+    self->enabled = pnp_port_value(self, PNP_ENABLE, 1.0f) > 0.5f;
     if (!self->enabled)
         stop_notes = 1;
     const unsigned flags = pnp_clock_configure(
-        &self->clock, self->block_start, port_int(self, PNP_SYNC, PNP_SYNC_HOST, 0, 2),
-        port_value(self, PNP_BPM, 120.0f), port_int(self, PNP_DIVISION, 3, 0, PNP_NUM_DIVISIONS - 1));
+        &self->clock, self->block_start, pnp_port_int(self, PNP_SYNC, PNP_SYNC_HOST, 0, 2),
+        pnp_port_value(self, PNP_BPM, 120.0f), pnp_port_int(self, PNP_DIVISION, 3, 0, PNP_NUM_DIVISIONS - 1));
     if (flags & PNP_CLOCK_STOPPED)
         stop_notes = 1;
     if (stop_notes || self->panic_pending) {

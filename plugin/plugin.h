@@ -7,6 +7,7 @@
 #ifndef PARNASSUS_PLUGIN_PLUGIN_H
 #define PARNASSUS_PLUGIN_PLUGIN_H
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -124,6 +125,40 @@ typedef struct pnp_plugin {
     /* main thread -> audio thread: a model restore() built while running */
     _Atomic(pnp_model *) restored;
 } pnp_plugin;
+
+/* ---- reading the control ports (any thread that may read them) ---- */
+
+/* A control port's value; `fallback` when unconnected or not a number. */
+static inline float pnp_port_value(const pnp_plugin *self, pnp_port port, float fallback)
+{
+    const float *p = self->port[port];
+    return p && isfinite(*p) ? *p : fallback;
+}
+
+/* The same rounded to an integer and clamped to lo..hi. */
+static inline int pnp_port_int(const pnp_plugin *self, pnp_port port, int fallback, int lo, int hi)
+{
+    const float v = pnp_port_value(self, port, (float)fallback);
+    if (v <= (float)lo)
+        return lo;
+    if (v >= (float)hi)
+        return hi;
+    return (int)lrintf(v);
+}
+
+static inline double pnp_clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The style knobs, clamped to the ranges of the Turtle. */
+static inline pnp_knobs pnp_port_knobs(const pnp_plugin *self)
+{
+    pnp_knobs k;
+    k.log2_lambda_w = pnp_clamp(pnp_port_value(self, PNP_LOG2_LAMBDA_W, 0.0f), -12.0, 6.0);
+    k.alpha = pnp_clamp(pnp_port_value(self, PNP_ALPHA, 0.8f), 0.0, 1.0);
+    return k;
+}
 
 /* worker.c */
 LV2_Worker_Status pnp_work(LV2_Handle instance, LV2_Worker_Respond_Function respond,

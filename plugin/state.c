@@ -65,17 +65,6 @@ static const char *string_value(LV2_State_Retrieve_Function retrieve, LV2_State_
     return value;
 }
 
-static pnp_knobs current_knobs(const pnp_plugin *self)
-{
-    const float *lw = self->port[PNP_LOG2_LAMBDA_W], *al = self->port[PNP_ALPHA];
-    pnp_knobs k = {lw ? *lw : 0.0, al ? *al : 0.8};
-    if (!(k.log2_lambda_w >= -12.0 && k.log2_lambda_w <= 6.0))
-        k.log2_lambda_w = 0.0;
-    if (!(k.alpha >= 0.0 && k.alpha <= 1.0))
-        k.alpha = 0.8;
-    return k;
-}
-
 static void install(pnp_plugin *self, pnp_model *m)
 {
     if (!self->ran) {
@@ -117,7 +106,7 @@ static LV2_State_Status restore(LV2_Handle instance, LV2_State_Retrieve_Function
         path = map_path ? map_path->absolute_path(map_path->handle, stored_path) : strdup(stored_path);
 
     const pnp_model *now = playing(self);
-    const pnp_knobs knobs = current_knobs(self);
+    const pnp_knobs knobs = pnp_port_knobs(self);
     pnp_model *m = NULL;
     pn_error_info info = {0};
     pn_error err = PN_OK;

@@ -107,20 +107,9 @@ static LV2_Worker_Status post(pnp_plugin *self, const void *msg, uint32_t size)
 /* The realization run() wants now. */
 static pnp_request wanted(const pnp_plugin *self)
 {
-    const float *lw = self->port[PNP_LOG2_LAMBDA_W], *al = self->port[PNP_ALPHA],
-                *in = self->port[PNP_INPUT_MODE];
     pnp_request w;
-    w.knobs.log2_lambda_w = lw ? *lw : 0.0;
-    w.knobs.alpha = al ? *al : 0.8;
-    if (!(w.knobs.log2_lambda_w >= -12.0))
-        w.knobs.log2_lambda_w = -12.0;
-    if (!(w.knobs.log2_lambda_w <= 6.0))
-        w.knobs.log2_lambda_w = 6.0;
-    if (!(w.knobs.alpha >= 0.0))
-        w.knobs.alpha = 0.0;
-    if (!(w.knobs.alpha <= 1.0))
-        w.knobs.alpha = 1.0;
-    const int mode = in ? (int)(*in + 0.5f) : PNP_INPUT_OFF;
+    w.knobs = pnp_port_knobs(self);
+    const int mode = pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
     const int k = self->live ? pnp_model_voices(self->live->model) : PNP_MAX_VOICES;
     w.given_voice = mode == PNP_INPUT_SOPRANO ? 0 : mode == PNP_INPUT_BASS ? k - 1 : -1;
     w.context_serial = self->context_serial;

@@ -1,8 +1,6 @@
-#define _GNU_SOURCE /* RTLD_NEXT */
 /* The real-time guard (rt_guard.h). */
 #include "rt_guard.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -31,6 +29,15 @@ static void pop(void)
         --depth;
 }
 
+static void hit(const char *what)
+{
+    if (!on_audio())
+        return;
+    const char *none = NULL;
+    atomic_compare_exchange_strong(&first, &none, what);
+    atomic_fetch_add(&counted, 1);
+}
+
 void rt_guard_audio_enter(void *user)
 {
     (void)user;
@@ -55,15 +62,6 @@ void rt_guard_worker_leave(void *user)
     pop();
 }
 
-static inline void hit(const char *what)
-{
-    if (!on_audio())
-        return;
-    const char *none = NULL;
-    atomic_compare_exchange_strong(&first, &none, what);
-    atomic_fetch_add(&counted, 1);
-}
-
 long rt_guard_count(void)
 {
     return atomic_load(&counted);
@@ -77,54 +75,12 @@ const char *rt_guard_first(void)
 
 void rt_guard_reset(void)
 {
+    interpose_hook = hit; /* from here on (the test's main thread, before the runs) */
     atomic_store(&counted, 0);
     atomic_store(&first, NULL);
 }
 
 #if RT_GUARD_WORKS
-void *__libc_malloc(size_t size);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *ptr, size_t size);
-void __libc_free(void *ptr);
-
-void *malloc(size_t size)
-{
-    hit("malloc");
-    return __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    hit("calloc");
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *ptr, size_t size)
-{
-    hit("realloc");
-    return __libc_realloc(ptr, size);
-}
-
-void free(void *ptr)
-{
-    if (ptr)
-        hit("free");
-    __libc_free(ptr);
-}
-
-int pthread_mutex_lock(pthread_mutex_t *mutex)
-{
-    typedef int (*lock_fn)(pthread_mutex_t *);
-    static _Atomic(lock_fn) real;
-    lock_fn f = atomic_load(&real);
-    if (!f) { /* the C library's, found once (dlsym takes no mutex through this name) */
-        *(void **)&f = dlsym(RTLD_NEXT, "pthread_mutex_lock");
-        atomic_store(&real, f);
-    }
-    hit("pthread_mutex_lock");
-    return f(mutex);
-}
-
 int rt_guard_self_check(void)
 {
     void *(*volatile alloc_fn)(size_t) = malloc;

@@ -2,17 +2,14 @@
  * realloc, free and pthread_mutex_lock calls made on the audio thread
  * while the host runs run(), work_response() or end_run() — and not while
  * the worker runs, even when a synchronous host nests work() inside run().
- *
- * rt_guard.c replaces the test binary's malloc family and
- * pthread_mutex_lock; a plugin loaded with dlopen resolves those names to
- * the binary's. Glibc builds without sanitizers only (sanitizers interpose
- * malloc themselves): there RT_GUARD_WORKS is 0 and nothing is counted. */
+ * The calls are seen through interpose.c (glibc builds without sanitizers
+ * only: elsewhere RT_GUARD_WORKS is 0 and nothing is counted). */
 #ifndef PARNASSUS_TEST_RT_GUARD_H
 #define PARNASSUS_TEST_RT_GUARD_H
 
-#include "alloc_count.h" /* ALLOC_COUNT_WORKS: the same conditions */
+#include "interpose.h"
 
-#define RT_GUARD_WORKS ALLOC_COUNT_WORKS
+#define RT_GUARD_WORKS INTERPOSE_WORKS
 
 /* Host hooks (pnh_hooks): enter/leave the audio side or the worker. */
 void rt_guard_audio_enter(void *user);

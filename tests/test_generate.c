@@ -156,6 +156,38 @@ static void test_deterministic(void **state)
     pn_rule_set_free(rs);
 }
 
+/* Without its own sampler a generator still realizes (the same q as one
+ * with it) and updates; its own draws say there is nothing to draw, and
+ * conditional draws still work. */
+static void test_released_sampler(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = read_rules("three-voices.json");
+    pn_generator *a = new_generator(rs), *b = new_generator(rs);
+    pn_generator_release_sampler(b);
+    pn_rng rng;
+    pn_rng_seed(&rng, 5);
+    int pitches[3];
+    assert_true(pn_generator_draw(b, &rng, pitches) < 0);
+    pn_error_info info = {PN_OK, ""};
+    const int previous[3] = {72, 64, 48};
+    assert_int_equal(pn_generator_update(a, -1.0, 0.7, previous, &info), PN_OK);
+    assert_int_equal(pn_generator_update(b, -1.0, 0.7, previous, &info), PN_OK);
+    const int64_t groups = pn_generator_problem(a)->num_groups;
+    assert_memory_equal(pn_solver_q(pn_generator_solver(a)), pn_solver_q(pn_generator_solver(b)),
+                        (size_t)groups * sizeof(double));
+    int hits = 0;
+    for (int top = 67; top <= 72; ++top)
+        if (pn_generator_draw_given(b, 0, top, &rng, pitches) >= 0) {
+            assert_int_equal(pitches[0], top);
+            ++hits;
+        }
+    assert_true(hits > 0);
+    pn_generator_free(a);
+    pn_generator_free(b);
+    pn_rule_set_free(rs);
+}
+
 /* Draws with one voice fixed keep that voice, and only give sonorities the
  * realization gives mass to. */
 static void test_conditional(void **state)
@@ -229,6 +261,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_follow_context),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_released_sampler),
         cmocka_unit_test(test_conditional),
         cmocka_unit_test(test_step_allocates_nothing),
     };

@@ -56,7 +56,8 @@ static pn_error realize(pn_generator *gen, pn_start start, pn_error_info *info)
     pn_error err = pn_solver_solve(gen->solver, start, &gen->last, info);
     if (err != PN_OK)
         return err;
-    if ((err = pn_sampler_set_q(gen->sampler, pn_solver_q(gen->solver), info)) != PN_OK)
+    if (gen->sampler &&
+        (err = pn_sampler_set_q(gen->sampler, pn_solver_q(gen->solver), info)) != PN_OK)
         return err;
     for (int v = 0; v < PN_SPACE_MAX_VOICES; ++v)
         gen->given_stale[v] = 1;
@@ -172,6 +173,8 @@ pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alp
 
 int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches)
 {
+    if (!gen->sampler)
+        return -1;
     const int64_t x = pn_sampler_draw(gen->sampler, rng);
     if (x >= 0)
         (void)pn_space_decode(&gen->rules->space, x, pitches, NULL);
@@ -203,15 +206,10 @@ pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error
     int32_t *label_of = malloc((size_t)n * sizeof *label_of);
     if (!label_of)
         return pn_fail(info, PN_ERR_NOMEM, "pn_generator_prepare_conditional: out of memory");
-    /* mixed radix, voice 1 most significant (space.h): the digit of `voice` */
-    int64_t stride = 1;
-    for (int v = space->num_voices - 1; v > voice; --v)
-        stride *= pn_space_radix(space, v);
-    const int64_t radix = pn_space_radix(space, voice);
-    for (int64_t x = 0; x < n; ++x)
-        label_of[x] = (int32_t)((x / stride) % radix);
-    pn_error err =
-        pn_conditional_create(gen->index, label_of, (int32_t)radix, &gen->given[voice], info);
+    pn_space_voice_labels(space, voice, label_of);
+    pn_error err = pn_conditional_create(gen->index, label_of,
+                                         (int32_t)pn_space_radix(space, voice), &gen->given[voice],
+                                         info);
     free(label_of);
     if (err != PN_OK)
         return err;
@@ -254,6 +252,12 @@ const pn_problem *pn_generator_problem(const pn_generator *gen)
 const pn_solver *pn_generator_solver(const pn_generator *gen)
 {
     return gen->solver;
+}
+
+void pn_generator_release_sampler(pn_generator *gen)
+{
+    pn_sampler_free(gen->sampler);
+    gen->sampler = NULL;
 }
 
 const pn_group_index *pn_generator_group_index(const pn_generator *gen)

@@ -52,6 +52,17 @@ int64_t pn_space_size(const pn_space *space)
     return n;
 }
 
+void pn_space_voice_labels(const pn_space *space, int voice, int32_t *labels)
+{
+    /* voice 1 is the most significant digit */
+    int64_t stride = 1;
+    for (int v = space->num_voices - 1; v > voice; --v)
+        stride *= pn_space_radix(space, v);
+    const int64_t radix = pn_space_radix(space, voice), n = pn_space_size(space);
+    for (int64_t x = 0; x < n; ++x)
+        labels[x] = (int32_t)((x / stride) % radix);
+}
+
 pn_error pn_space_decode(const pn_space *space, int64_t x, int *pitches, pn_error_info *info)
 {
     const int64_t n = pn_space_size(space);

@@ -74,6 +74,10 @@ const pn_solver *pn_generator_solver(const pn_generator *gen);
 /* Each group's sonorities: for samplers and conditionals built beside the
  * generator's own (e.g. double-buffered for an audio thread). */
 const pn_group_index *pn_generator_group_index(const pn_generator *gen);
+/* For callers that draw only from samplers of their own: frees the
+ * generator's sampler, so realizations no longer rebuild it (one alias
+ * table less per step); pn_generator_draw then returns -1. */
+void pn_generator_release_sampler(pn_generator *gen);
 /* The targets b of the current step (m entries). */
 const double *pn_generator_targets(const pn_generator *gen);
 /* How the last realization ended. */

@@ -61,6 +61,11 @@ int64_t pn_space_size(const pn_space *space);
  * PN_ERR_INVALID when x is outside [0, n). */
 pn_error pn_space_decode(const pn_space *space, int64_t x, int *pitches, pn_error_info *info);
 
+/* Voice `voice`'s value index in every sonority: labels[x] = 0 for a rest,
+ * 1 + pitch - low otherwise, for x = 0..n-1 (the voice's mixed-radix
+ * digit; e.g. the labels of conditional draws with that voice fixed). */
+void pn_space_voice_labels(const pn_space *space, int voice, int32_t *labels);
+
 /* The index of a sonority (k pitches, negative = rest). Returns
  * PN_ERR_INVALID, naming the voice, when a pitch is outside its voice's
  * range. */
