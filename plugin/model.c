@@ -92,6 +92,26 @@ static void note_stats(pnp_realization *r, const pnp_model *m, double started_ms
     r->solve_ms = now_ms() - started_ms;
 }
 
+/* The first step's re-solve would start from the solution without a
+ * context, whose selection the music's contexts soon leave (a learned set
+ * keeps every rule there and a handful after any sonority): several
+ * steps' time, and the first steps would sound late. So the solver is
+ * moved once to the realization after one sonority drawn with a fixed
+ * seed, whose structure later steps share; the slot already built keeps
+ * the realization without a context for the first draw. */
+static void warm_for_first_step(pnp_model *m, const pnp_knobs *knobs)
+{
+    const pn_space *space = &m->rules->space;
+    pn_rng rng;
+    pn_rng_seed(&rng, 1);
+    int pitch[PN_SPACE_MAX_VOICES];
+    const int64_t x = pn_sampler_draw(m->slot[0].sampler, &rng);
+    if (x < 0 || pn_space_decode(space, x, pitch, NULL) != PN_OK)
+        return;
+    pn_error_info info = {0};
+    (void)pn_generator_update(m->gen, knobs->log2_lambda_w, knobs->alpha, pitch, &info);
+}
+
 pn_error pnp_model_create(const char *name, const char *text, size_t len, const char *path,
                           const pnp_knobs *knobs, pnp_model **out, pn_error_info *info)
 {
@@ -149,6 +169,7 @@ pn_error pnp_model_create(const char *name, const char *text, size_t len, const 
     r->context_serial = 0;
     note_stats(r, m, started);
     m->live = 0;
+    warm_for_first_step(m, knobs);
     *out = m;
     return PN_OK;
 fail:

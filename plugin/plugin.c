@@ -90,8 +90,10 @@ static LV2_Handle instantiate(const LV2_Descriptor *descriptor, double rate, con
     pn_rng_seed(&self->rng, self->seed_used);
     self->enabled = 1;
 
-    /* the first realization exists before the first run() */
-    const pnp_knobs knobs = {0.0, 0.8};
+    /* the first realization exists before the first run(); its knobs are
+     * the ports' defaults read as run() reads them (no port is connected
+     * yet), so that a host's default values need no second solve */
+    const pnp_knobs knobs = pnp_port_knobs(self);
     pn_error_info info = {0};
     pnp_model *model = NULL;
     if (pnp_model_create("built-in rule set (chorale-major)", pnp_default_rules,

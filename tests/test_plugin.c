@@ -155,6 +155,28 @@ static void stop_transport(pnh_host *h)
     run_frames(h, 64, 64);
 }
 
+/* ---- the first realization ---- */
+
+/* The realization made in instantiate() is the one the ports' Turtle
+ * defaults ask for: a host that leaves every knob alone sends no job
+ * until the music moves, and a knob moved does send one. */
+static void test_default_knobs_need_no_second_solve(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    capture_start(&cap, h);
+    stop_transport(h);
+    run_frames(h, 256 * 20, 256);
+    pnh_worker_stats ws;
+    pnh_worker_stats_get(h, &ws);
+    assert_int_equal(ws.scheduled, 0);
+    set(h, "alpha", 0.5f);
+    run_frames(h, 256, 256);
+    pnh_worker_stats_get(h, &ws);
+    assert_int_equal(ws.scheduled, 1);
+    pnh_free(h);
+}
+
 /* ---- exact frames ---- */
 
 static void test_exact_frames_every_block_size(void **state)
@@ -562,6 +584,7 @@ int main(void)
         return 1;
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_knobs_need_no_second_solve),
         cmocka_unit_test(test_exact_frames_every_block_size),
         cmocka_unit_test(test_tempo_change_and_seek_inside_a_block),
         cmocka_unit_test(test_transport_stop_ends_every_note),
