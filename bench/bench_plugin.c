@@ -10,7 +10,7 @@
  *   with the transport rolling at 120 bpm in 1/8 and the worker on its own
  *   thread: median, 99.9th percentile and max, with the machine's own
  *   noise floor beside them;
- * - run()'s own cost per block: N/4 blocks replayed three times with one
+ * - run()'s own cost per block: the N blocks replayed three times with one
  *   seed and a synchronous worker, each block's least time (target max
  *   < 20 us);
  * - knob change to new realization: from setting log2_lambda_w to the
@@ -27,6 +27,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,9 @@ enum { BLOCK = 256 };
 
 typedef struct audio_clock {
     int depth;
-    double worker_entered;
-    double entered;
+    int in_worker;
+    double entered, worker_entered, nested_entered;
+    double nested;      /* audio-side time inside the current work() */
     double block_total; /* seconds on the audio side in this block (wall) */
 } audio_clock;
 
@@ -65,6 +67,8 @@ static void audio_enter(void *user)
     audio_clock *c = user;
     if (c->depth++ == 0)
         c->entered = now();
+    else if (c->in_worker)
+        c->nested_entered = now();
 }
 
 static void audio_leave(void *user)
@@ -72,20 +76,25 @@ static void audio_leave(void *user)
     audio_clock *c = user;
     if (--c->depth == 0)
         c->block_total += now() - c->entered;
+    else if (c->in_worker)
+        c->nested += now() - c->nested_entered;
 }
 
 /* With a synchronous worker, work() runs inside run(): its time is not
- * run()'s own. */
+ * run()'s own, but the work_response() it calls back (nested in it) is. */
 static void worker_enter(void *user)
 {
     audio_clock *c = user;
+    c->in_worker = 1;
+    c->nested = 0;
     c->worker_entered = now();
 }
 
 static void worker_leave(void *user)
 {
     audio_clock *c = user;
-    c->block_total -= now() - c->worker_entered;
+    c->block_total -= now() - c->worker_entered - c->nested;
+    c->in_worker = 0;
 }
 
 /* Real-time priority for this (the audio) thread, as hosts give theirs;
@@ -206,38 +215,25 @@ static void replay(const char *bundle, long n, double *least, int first, uint64_
     pnh_free(h);
 }
 
-/* Counts the steps played: blocks' note-ons at a new frame. */
-typedef struct step_count {
-    LV2_URID midi;
-    int64_t last_frame;
-    long steps;
-} step_count;
-
-static void count_step(void *user, const pnh_event *ev)
-{
-    step_count *c = user;
-    const unsigned char *m = ev->body;
-    if (ev->type == c->midi && ev->size == 3 && (m[0] & 0xF0) == 0x90 && m[2] > 0 &&
-        ev->abs_frame != c->last_frame) {
-        c->last_frame = ev->abs_frame;
-        ++c->steps;
-    }
-}
-
 /* Plays `seconds` of music in real time with the worker on its own thread
- * and returns the share of steps drawn before their context was realized. */
-static double late_share(const char *bundle, int division, double seconds, long *steps_out)
+ * at 120 bpm, `per_beat` steps a beat. Returns the late steps; *steps is
+ * how many steps were due (one at frame 0, then every step's frames) and
+ * *late_first those late among the first eight. */
+static double late_steps(const char *bundle, int division, int per_beat, double seconds,
+                         long *steps, double *late_first)
 {
     pnh_host *h = host(bundle, PNH_WORKER_THREADED, NULL);
     pn_error_info info = {0};
     check(pnh_set_control(h, "division", (float)division, &info), &info, "set division");
-    step_count c = {pnh_map(h, LV2_MIDI__MidiEvent), -1, 0};
+    const long step_frames = 48000L * 60 / 120 / per_beat;
     const long blocks = (long)(seconds * 48000.0 / BLOCK);
+    *late_first = -1;
     const int rt = make_realtime();
     const double period = BLOCK / 48000.0, started = now();
     for (long b = 0; b < blocks; ++b) {
-        if (pnh_run(h, BLOCK, count_step, &c, &info) < 0)
-            check(PN_ERR_INVALID, &info, "pnh_run");
+        run_block(h);
+        if (*late_first < 0 && (b + 1) * BLOCK > 7 * step_frames)
+            *late_first = pnh_get_control(h, "late_steps");
         const double wait = started + (double)(b + 1) * period - now();
         if (wait > 0) {
             struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
@@ -250,8 +246,58 @@ static double late_share(const char *bundle, int division, double seconds, long 
     }
     const double late = pnh_get_control(h, "late_steps");
     pnh_free(h);
-    *steps_out = c.steps;
-    return c.steps > 0 ? late / (double)c.steps : 0.0;
+    *steps = (blocks * BLOCK + step_frames - 1) / step_frames;
+    return late;
+}
+
+/* A thread that sleeps on a semaphore, as a host's worker does. */
+typedef struct sleeper {
+    sem_t wake, done;
+    int stop;
+} sleeper;
+
+static void *sleeper_main(void *arg)
+{
+    sleeper *s = arg;
+    for (;;) {
+        while (sem_wait(&s->wake) != 0) {
+        }
+        if (s->stop)
+            return NULL;
+        sem_post(&s->done);
+    }
+}
+
+/* Times `count` sem_post() calls that each wake a sleeping thread: what a
+ * host's schedule_work() adds to run() on this machine, with no plugin.
+ * Fills times[] (seconds); returns 0 when no thread could be started. */
+static int time_wakes(double *times, long count)
+{
+    sleeper s = {0};
+    pthread_t thread;
+    if (sem_init(&s.wake, 0, 0) != 0 || sem_init(&s.done, 0, 0) != 0 ||
+        pthread_create(&thread, NULL, sleeper_main, &s) != 0)
+        return 0;
+    const int rt = make_realtime();
+    for (long i = 0; i < count; ++i) {
+        const struct timespec pause = {0, 1000000}; /* let it fall asleep */
+        nanosleep(&pause, NULL);
+        const double t0 = now();
+        sem_post(&s.wake);
+        times[i] = now() - t0;
+        while (sem_wait(&s.done) != 0) {
+        }
+    }
+    if (rt) {
+        struct sched_param p = {0};
+        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+    }
+    s.stop = 1;
+    sem_post(&s.wake);
+    pthread_join(thread, NULL);
+    sem_destroy(&s.wake);
+    sem_destroy(&s.done);
+    return 1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -308,7 +354,9 @@ int main(int argc, char **argv)
     }
     row *ri = add_row(&t, "plugin", "instantiate + activate (first realization, built-in set)",
                       UNIT_TIME, &inst, GOAL_NONE, 0);
-    snprintf(ri->details, sizeof ri->details, "lilv load, de-overlap, cold solve, samplers");
+    snprintf(ri->details, sizeof ri->details,
+             "lilv load, de-overlap, cold solve, samplers, one warm-up re-solve for the first "
+             "step");
 
     /* the audio thread, block by block */
     audio_clock clock = {0};
@@ -398,13 +446,29 @@ int main(int argc, char **argv)
     }
     free(cost);
     free(waking);
+    {
+        enum { WAKES = 2000 };
+        double *wake = xmalloc(WAKES * sizeof *wake);
+        if (time_wakes(wake, WAKES)) {
+            qsort(wake, WAKES, sizeof *wake, cmp_double);
+            char wake_details[256];
+            snprintf(wake_details, sizeof wake_details,
+                     "%d sem_post() calls from this (real-time) thread, each waking a thread "
+                     "asleep on the semaphore, no plugin: the host's part of those blocks; "
+                     "max %.0f us",
+                     WAKES, wake[WAKES - 1] * 1e6);
+            one_value_row(&t, "waking a sleeping thread alone (sem_post), median",
+                          wake[WAKES / 2], GOAL_NONE, 0, wake_details);
+        }
+        free(wake);
+    }
 
     /* run()'s own cost: the same blocks replayed with one seed and a
      * synchronous worker (work() subtracted). A block's cost is its least
      * over the replays: what the plugin does is the same every time, what
      * the machine adds (a stalled virtual CPU, an interrupt) is not. */
     {
-        const long n = blocks / 4;
+        const long n = blocks;
         const int replays = 3;
         double *own = xmalloc((size_t)n * sizeof *own);
         uint64_t first_signature = 0;
@@ -475,8 +539,8 @@ int main(int argc, char **argv)
     {
         enum { SEEDS = 3, STEPS_PER_SEED = 60 };
         double *job = xmalloc(SEEDS * STEPS_PER_SEED * sizeof *job);
+        double first[SEEDS] = {0}; /* each seed's first step after instantiation */
         long jobs = 0;
-        double reported = 0;
         for (int seed = 1; seed <= SEEDS; ++seed) {
             job_clock jc = {0};
             jc.times = job + jobs;
@@ -486,46 +550,56 @@ int main(int argc, char **argv)
             check(pnh_set_control(s, "seed", (float)seed, &info), &info, "set seed");
             for (long b = 0; b < 48000L * 60 / BLOCK && jc.count < STEPS_PER_SEED; ++b)
                 run_block(s);
-            reported = pnh_get_control(s, "solve_ms");
+            if (jc.count > 0)
+                first[seed - 1] = job[jobs];
             jobs += jc.count;
             pnh_free(s);
         }
-        qsort(job, (size_t)jobs, sizeof *job, cmp_double);
-        samples steps = {0};
-        samples_add(&steps, job[0]);
-        row *rs = add_row(&t, "plugin", "context step re-realization (built-in set)", UNIT_TIME,
-                          &steps, GOAL_BELOW, 0.1);
-        rs->runs = (int)jobs;
-        rs->median = jobs % 2 ? job[jobs / 2] : 0.5 * (job[jobs / 2 - 1] + job[jobs / 2]);
-        rs->max = job[jobs - 1];
-        snprintf(rs->details, sizeof rs->details,
-                 "work() per step: warm re-solve for the drawn sonority, then its alias table; "
-                 "%d seeds x %d steps from instantiation, synchronous worker; 90th pct %.0f ms; "
-                 "the last solve_ms port value %.0f ms",
-                 SEEDS, STEPS_PER_SEED, job[(long)(0.9 * (double)(jobs - 1))] * 1e3, reported);
+        const char *what = "context step re-realization (built-in set)";
+        if (jobs == 0) {
+            row *none = add_row(&t, "plugin", what, UNIT_TIME, NULL, GOAL_BELOW, 0.1);
+            snprintf(none->details, sizeof none->details, "no step was played");
+        } else {
+            qsort(job, (size_t)jobs, sizeof *job, cmp_double);
+            samples steps = {0};
+            samples_add(&steps, job[0]);
+            row *rs = add_row(&t, "plugin", what, UNIT_TIME, &steps, GOAL_BELOW, 0.1);
+            rs->runs = (int)jobs;
+            rs->median = jobs % 2 ? job[jobs / 2] : 0.5 * (job[jobs / 2 - 1] + job[jobs / 2]);
+            rs->max = job[jobs - 1];
+            snprintf(rs->details, sizeof rs->details,
+                     "work() per step: warm re-solve for the drawn sonority, then its alias "
+                     "table; %d seeds x %d steps from instantiation, synchronous worker; 90th pct "
+                     "%.0f ms; each seed's first step %.0f / %.0f / %.0f ms",
+                     SEEDS, STEPS_PER_SEED, job[(long)(0.9 * (double)(jobs - 1))] * 1e3,
+                     first[0] * 1e3, first[1] * 1e3, first[2] * 1e3);
+        }
         free(job);
     }
 
     /* late steps in real time: what a musician hears */
     {
         const struct {
-            int division;
+            int division, per_beat;
             const char *name;
-        } pace[] = {{3, "1/8"}, {4, "1/16"}};
+        } pace[] = {{3, 2, "1/8"}, {4, 4, "1/16"}};
         for (size_t i = 0; i < sizeof pace / sizeof pace[0]; ++i) {
-            long played = 0;
+            long due = 0;
+            double first = 0;
             progress("plugin: %g s in real time in %s", late_seconds, pace[i].name);
-            const double share = late_share(bundle, pace[i].division, late_seconds, &played);
+            const double late = late_steps(bundle, pace[i].division, pace[i].per_beat,
+                                           late_seconds, &due, &first);
             samples ls = {0};
-            samples_add(&ls, 100.0 * share);
+            samples_add(&ls, due > 0 ? 100.0 * late / (double)due : 0.0);
             char what[112];
             snprintf(what, sizeof what, "late steps in real time, %s at 120 bpm (%%)",
                      pace[i].name);
             row *rl = add_row(&t, "plugin", what, UNIT_COUNT, &ls, GOAL_NONE, 0);
             snprintf(rl->details, sizeof rl->details,
-                     "%% of %ld steps drawn before their context was realized (they still sound); "
-                     "%g s of music from instantiation, worker thread, blocks paced at real time",
-                     played, late_seconds);
+                     "%.0f of %ld steps drawn before their context was realized (they still "
+                     "sound), %.0f of them among the first 8; %g s of music from instantiation, "
+                     "worker thread, blocks paced at real time",
+                     late, due, first, late_seconds);
         }
     }
 
