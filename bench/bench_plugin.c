@@ -97,6 +97,25 @@ static int make_realtime(void)
     return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
 }
 
+/* Back to the normal policy, if make_realtime() succeeded. */
+static void leave_realtime(int realtime)
+{
+    if (realtime) {
+        struct sched_param p = {0};
+        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+    }
+}
+
+/* Sleeps until the monotonic time `due` (seconds, as now()). */
+static void sleep_until(double due)
+{
+    const double wait = due - now();
+    if (wait > 0) {
+        struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* work() calls timed one by one, on the (synchronous) worker. */
 typedef struct job_clock {
     double entered;
@@ -198,10 +217,7 @@ static void replay(const char *bundle, long n, double *least, int first, uint64_
         if (first || c.block_total < least[b])
             least[b] = c.block_total;
     }
-    if (rt) {
-        struct sched_param p = {0};
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
-    }
+    leave_realtime(rt);
     *signature = hash;
     pnh_free(h);
 }
@@ -225,16 +241,9 @@ static double late_steps(const char *bundle, int division, int per_beat, double 
         run_block(h);
         if (*late_first < 0 && (b + 1) * BLOCK > 7 * step_frames)
             *late_first = pnh_get_control(h, "late_steps");
-        const double wait = started + (double)(b + 1) * period - now();
-        if (wait > 0) {
-            struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
-            nanosleep(&ts, NULL);
-        }
+        sleep_until(started + (double)(b + 1) * period);
     }
-    if (rt) {
-        struct sched_param p = {0};
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
-    }
+    leave_realtime(rt);
     const double late = pnh_get_control(h, "late_steps");
     pnh_free(h);
     *steps = (blocks * BLOCK + step_frames - 1) / step_frames;
@@ -279,10 +288,7 @@ static int time_wakes(double *times, long count)
         while (sem_wait(&s.done) != 0) {
         }
     }
-    if (rt) {
-        struct sched_param p = {0};
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
-    }
+    leave_realtime(rt);
     s.stop = 1;
     sem_post(&s.wake);
     pthread_join(thread, NULL);
@@ -390,19 +396,11 @@ int main(int argc, char **argv)
         if (cost[b] > cost[worst])
             worst = b;
         /* pace the blocks, so the worker's realizations arrive as in a host */
-        const double due = started + (double)(b + 1) * period;
-        const double wait = due - now();
-        if (wait > 0) {
-            struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
-            nanosleep(&ts, NULL);
-        }
+        sleep_until(started + (double)(b + 1) * period);
     }
     pnh_worker_stats ws;
     pnh_worker_stats_get(h, &ws);
-    if (realtime) {
-        struct sched_param p = {0};
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
-    }
+    leave_realtime(realtime);
     qsort(cost, (size_t)blocks, sizeof *cost, cmp_double);
     qsort(waking, (size_t)(wakes ? wakes : 1), sizeof *waking, cmp_double);
     snprintf(details, sizeof details,

@@ -535,6 +535,20 @@ static int same_times(const session *a, const session *b)
     return a->count == b->count;
 }
 
+/* Reports how a session compares with the immediate-worker reference.
+ * When no step was drawn before its context was realized, the same seed
+ * draws the same sonorities whenever the responses arrive. */
+static void compare_with_reference(const char *mode, const session *s)
+{
+    print_message("%s vs immediate: %zu vs %zu events, notes %s, times %s, late steps "
+                  "%g vs %g\n",
+                  mode, s->count, reference.count, same_notes(s, &reference) ? "same" : "differ",
+                  same_times(s, &reference) ? "same" : "differ", (double)s->late_steps,
+                  (double)reference.late_steps);
+    if (s->late_steps == 0.0f && reference.late_steps == 0.0f)
+        assert_true(same_notes(s, &reference));
+}
+
 static void test_end_of_run(void **state)
 {
     (void)state;
@@ -545,15 +559,7 @@ static void test_end_of_run(void **state)
     assert_true(s.ons_rolling > 0);
     check_balanced(&s);
     assert_true(s.stats.responses > 0);
-    print_message("end-of-run vs immediate: %zu vs %zu events, notes %s, times %s, late steps "
-                  "%g vs %g\n",
-                  s.count, reference.count, same_notes(&s, &reference) ? "same" : "differ",
-                  same_times(&s, &reference) ? "same" : "differ", (double)s.late_steps,
-                  (double)reference.late_steps);
-    /* When no step was drawn before its context was realized, the same
-     * seed draws the same sonorities whenever the responses arrive. */
-    if (s.late_steps == 0.0f && reference.late_steps == 0.0f)
-        assert_true(same_notes(&s, &reference));
+    compare_with_reference("end-of-run", &s);
     session_free(&s);
 }
 
@@ -571,13 +577,7 @@ static void test_threaded(void **state)
     assert_int_equal(hook_error, 0);
     assert_int_equal(s.stats.scheduled, s.stats.completed);
     assert_int_equal(__atomic_load_n(&worker_enters, __ATOMIC_RELAXED), (long)s.stats.completed);
-    print_message("threaded vs immediate: %zu vs %zu events, notes %s, times %s, late steps "
-                  "%g vs %g\n",
-                  s.count, reference.count, same_notes(&s, &reference) ? "same" : "differ",
-                  same_times(&s, &reference) ? "same" : "differ", (double)s.late_steps,
-                  (double)reference.late_steps);
-    if (s.late_steps == 0.0f && reference.late_steps == 0.0f)
-        assert_true(same_notes(&s, &reference));
+    compare_with_reference("threaded", &s);
     session_free(&s);
 }
 
