@@ -10,6 +10,7 @@
 
 #include <smf.h>
 
+#include "midi_check.h"
 #include "parnassus/file.h"
 
 /* Longest sequence the writer accepts: every delta time then fits the
@@ -371,9 +372,9 @@ static pn_error check_track(const char *name, unsigned track, const unsigned cha
 }
 
 /* Checks the header chunk, the chunk framing and every track ourselves (see
- * check_track). */
-static pn_error check_chunks(const char *name, const unsigned char *d, size_t size,
-                             pn_error_info *info)
+ * check_track); shared with the onsets reader through midi_check.h. */
+pn_error pn_midi_check_file(const char *name, const unsigned char *d, size_t size,
+                            pn_error_info *info)
 {
     if (size < 14 || memcmp(d, "MThd", 4) != 0)
         return pn_fail(info, PN_ERR_PARSE, "%s: not a Standard MIDI File (no MThd header)", name);
@@ -636,7 +637,7 @@ pn_error pn_midi_read_voices_mem(const char *name, const void *data, size_t size
                        PN_MIDI_MAX_VOICES);
     if (size > MAX_FILE_BYTES)
         return pn_fail(info, PN_ERR_PARSE, "%s: file larger than %d bytes", name, MAX_FILE_BYTES);
-    pn_error err = check_chunks(name, data, size, info);
+    pn_error err = pn_midi_check_file(name, data, size, info);
     if (err != PN_OK)
         return err;
     /* libsmf reports what it rejects through GLib's log (stderr). */

@@ -42,6 +42,11 @@ static json_t *text(const char *s)
     return j;
 }
 
+json_t *pn_json_text(const char *s)
+{
+    return text(s);
+}
+
 /* Appends value (stolen); a NULL value or a failed append gives -1. */
 static int append(json_t *array, json_t *value)
 {

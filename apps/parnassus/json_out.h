@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "parnassus/instance_io.h"
 #include "parnassus/path.h"
 #include "parnassus/problem.h"
@@ -58,5 +60,10 @@ typedef struct pn_json_analysis {
 } pn_json_analysis;
 
 int pn_json_write_analyze(FILE *out, const pn_json_analysis *a);
+
+/* A JSON string for text that may not be UTF-8 (file names, rule names):
+ * every byte >= 0x80 of invalid text becomes "\xNN". NULL when out of
+ * memory. */
+json_t *pn_json_text(const char *s);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd_render.h"
+#include "cmd_style.h"
 #include "options.h"
 #include "plot.h"
 
@@ -24,6 +25,8 @@ static const subcommand subcommands[] = {
     {"sample", pn_cmd_sample, "generate music from a rule set into a MIDI file"},
     {"analyze", pn_cmd_analyze, "which rules a piece follows, and each rule's error"},
     {"render", pn_cmd_render, "host the LV2 plugin offline and record what it plays"},
+    {"evaluate", pn_cmd_evaluate, "style statistics of music against a reference (TV, rates)"},
+    {"baseline", pn_cmd_baseline, "a Markov chain over sonorities, sampled into a MIDI file"},
 };
 
 enum { NUM_SUBCOMMANDS = sizeof subcommands / sizeof subcommands[0] };
@@ -38,7 +41,7 @@ static void print_usage(FILE *out)
                  "\n"
                  "commands:\n");
     for (int i = 0; i < NUM_SUBCOMMANDS; ++i)
-        fprintf(out, "  %-7s %s\n", subcommands[i].name, subcommands[i].summary);
+        fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(out, "\n"
                  "Run 'parnassus COMMAND --help' for the options of a command.\n"
                  "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n");

@@ -19,7 +19,7 @@ enum {
     PN_EXIT_USAGE = 2,   /* bad command line or bad input file */
 };
 
-enum { PN_CLI_MAX_OPTIONS = 16, PN_CLI_MAX_ARGS = 4 };
+enum { PN_CLI_MAX_OPTIONS = 16, PN_CLI_MAX_ARGS = 256 };
 
 typedef struct pn_cli_option {
     const char *name; /* without the leading "--" */

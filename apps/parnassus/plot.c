@@ -1,4 +1,5 @@
 #include "plot.h"
+#include "plot_internal.h"
 
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -11,9 +12,7 @@
 /* ------------------------------------------------------------------ */
 /* Styles                                                              */
 
-typedef struct rgb {
-    double r, g, b;
-} rgb;
+typedef pn_plot_rgb rgb;
 
 /* Ten distinct colours (the usual categorical palette of plotting tools);
  * beyond ten rules the colours repeat with another dash and marker. */
@@ -161,7 +160,10 @@ static double text_width(cairo_t *cr, const char *s)
     return te.x_advance;
 }
 
-typedef enum align { ALIGN_START, ALIGN_CENTER, ALIGN_END } align;
+typedef pn_plot_align align;
+#define ALIGN_START  PN_PLOT_ALIGN_START
+#define ALIGN_CENTER PN_PLOT_ALIGN_CENTER
+#define ALIGN_END    PN_PLOT_ALIGN_END
 
 /* Draws s (already clean) with its box anchored at (x, y): horizontally by
  * its advance, vertically by the font's ascent and descent. */
@@ -203,11 +205,7 @@ static void fit_text(cairo_t *cr, char *s, double max_width)
 /* ------------------------------------------------------------------ */
 /* Axes                                                                */
 
-typedef struct axis {
-    double lo, hi; /* drawn range */
-    double step;   /* tick spacing: 1, 2 or 5 times a power of ten */
-    int sci;       /* tick labels in scientific notation */
-} axis;
+typedef pn_plot_axis axis;
 
 static double nice_step(double range, int target_ticks)
 {
@@ -284,10 +282,7 @@ static void tick_label(const axis *a, double v, char *buf, size_t size)
         snprintf(buf, size, "%s", tmp);
 }
 
-typedef struct panel {
-    double x, y, w, h; /* plotting area in pixels */
-    axis xa, ya;
-} panel;
+typedef pn_plot_panel panel;
 
 static double px(const panel *p, double v)
 {
@@ -389,12 +384,7 @@ static void draw_title(cairo_t *cr, const char *title, double y)
 /* ------------------------------------------------------------------ */
 /* Surfaces                                                            */
 
-typedef struct canvas {
-    cairo_surface_t *surface;
-    cairo_t *cr;
-    int png;
-    const char *path;
-} canvas;
+typedef pn_plot_canvas canvas;
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -439,7 +429,8 @@ int pn_plot_format_known(const char *out_path)
     return png_by_extension(out_path) >= 0;
 }
 
-static int canvas_open(canvas *c, const char *path, char *err, size_t errlen)
+static int canvas_open_size(canvas *c, const char *path, int width, int height, char *err,
+                            size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->path = path;
@@ -447,9 +438,9 @@ static int canvas_open(canvas *c, const char *path, char *err, size_t errlen)
     if (c->png < 0)
         return fail(err, errlen, "%s: the plot file name must end in .png or .svg", path);
     if (c->png) {
-        c->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PN_PLOT_WIDTH, PN_PLOT_HEIGHT);
+        c->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
     } else {
-        c->surface = cairo_svg_surface_create(path, PN_PLOT_WIDTH, PN_PLOT_HEIGHT);
+        c->surface = cairo_svg_surface_create(path, width, height);
         cairo_svg_surface_set_document_unit(c->surface, CAIRO_SVG_UNIT_PX);
     }
     cairo_status_t st = cairo_surface_status(c->surface);
@@ -468,6 +459,11 @@ static int canvas_open(canvas *c, const char *path, char *err, size_t errlen)
     cairo_paint(c->cr);
     cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_ROUND);
     return 0;
+}
+
+static int canvas_open(canvas *c, const char *path, char *err, size_t errlen)
+{
+    return canvas_open_size(c, path, PN_PLOT_WIDTH, PN_PLOT_HEIGHT, err, errlen);
 }
 
 /* Writes the file (PNG) or finishes it (SVG) and frees everything. A file
@@ -845,4 +841,79 @@ int pn_plot_rule_errors(const char *out_path, const char *title, int num_rules,
                   errors_b ? 2 : 1, selected_a};
     draw_bar_plot(c.cr, title, &d);
     return canvas_close(&c, err, errlen);
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers shared with the other plots (plot_internal.h)               */
+
+pn_plot_rgb pn_plot_color(int i)
+{
+    return palette[((i % 10) + 10) % 10];
+}
+
+pn_plot_rgb pn_plot_ink(void)
+{
+    return ink;
+}
+
+int pn_plot_canvas_open(pn_plot_canvas *c, const char *path, int width, int height, char *err,
+                        size_t errlen)
+{
+    return canvas_open_size(c, path, width, height, err, errlen);
+}
+
+int pn_plot_canvas_close(pn_plot_canvas *c, char *err, size_t errlen)
+{
+    return canvas_close(c, err, errlen);
+}
+
+void pn_plot_set_font(cairo_t *cr, double size, int bold)
+{
+    set_font(cr, size, bold);
+}
+
+double pn_plot_text_width(cairo_t *cr, const char *s)
+{
+    return text_width(cr, s);
+}
+
+void pn_plot_clean_text(const char *in, char *out, size_t size)
+{
+    clean_text(in, out, size);
+}
+
+void pn_plot_fit_text(cairo_t *cr, char *s, double max_width)
+{
+    fit_text(cr, s, max_width);
+}
+
+void pn_plot_draw_text(cairo_t *cr, const char *s, double x, double y, pn_plot_align h,
+                       pn_plot_align v)
+{
+    draw_text(cr, s, x, y, h, v);
+}
+
+void pn_plot_axis_fit(pn_plot_axis *a, double lo, double hi, int target_ticks, int snap)
+{
+    axis_fit(a, lo, hi, target_ticks, snap);
+}
+
+double pn_plot_py(const pn_plot_panel *p, double v)
+{
+    return py(p, v);
+}
+
+void pn_plot_draw_grid(cairo_t *cr, const pn_plot_panel *p, int vertical)
+{
+    draw_grid(cr, p, vertical);
+}
+
+void pn_plot_draw_frame(cairo_t *cr, const pn_plot_panel *p, int x_ticks, int x_labels)
+{
+    draw_frame(cr, p, x_ticks, x_labels);
+}
+
+void pn_plot_draw_y_title(cairo_t *cr, const pn_plot_panel *p, const char *title, double x)
+{
+    draw_y_title(cr, p, title, x);
 }

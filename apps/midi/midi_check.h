@@ -1,0 +1,16 @@
+/* The structural check every MIDI reader of pnmidi runs before libsmf sees
+ * a file (docs/midi.md, "Checking before libsmf"). Internal to pnmidi. */
+#ifndef PARNASSUS_MIDI_CHECK_H
+#define PARNASSUS_MIDI_CHECK_H
+
+#include <stddef.h>
+
+#include "parnassus/error.h"
+
+/* Checks the header chunk, the chunk framing and the events of every track
+ * of the size bytes at d; PN_ERR_PARSE with a message starting with `name`
+ * for anything libsmf could trip over. */
+pn_error pn_midi_check_file(const char *name, const unsigned char *d, size_t size,
+                            pn_error_info *info);
+
+#endif
