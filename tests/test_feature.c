@@ -4,6 +4,7 @@
  * lookup by text, and a de-overlap over a small space. Setting
  * PN_FEATURE_BENCH=1 also times the de-overlap of 16 features over the
  * default space. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,6 +190,22 @@ static void test_diff(void **state)
     check_eval("diff(diff(w(4,3,2,1)))", G4, E4, G3, C3, "(2,-6)");
 }
 
+static void test_rel(void **state)
+{
+    (void)state;
+    /* every entry minus the first: the intervals above the bass */
+    check_eval("rel(w(4,3,2,1))", G4, E4, G3, C3, "(7,16,19)");
+    check_eval("rel(w(4,1))", G4, E4, G3, C3, "19");
+    check_eval("rel(w(1,4))", G4, E4, G3, C3, "-19");
+    /* a rest in the first entry spoils every entry, elsewhere only its own */
+    check_eval("rel(w(4,3,2,1))", G4, E4, G3, R_, "(R,R,R)");
+    check_eval("rel(w(4,3,2,1))", G4, E4, R_, C3, "(R,16,19)");
+    /* the chord above the bass: C major in first inversion with a doubled root */
+    check_eval("sort(mod12(rel(w(4,3,2,1))))", C5, C4, G3, E4 - 12, "(3,8,8)");
+    check_eval("sort(mod12(rel(w(4,3,2,1))))", G4, E4, C4, C3, "(0,4,7)");
+    check_eval("rel(rel(w(4,3,2,1)))", G4, E4, G3, C3, "(9,12)");
+}
+
 static void test_sort(void **state)
 {
     (void)state;
@@ -261,6 +278,8 @@ static void test_parse_errors(void **state)
                       "at position 1");
     check_parse_error("mod12(diff(diff(w(1,2))))", 4, PN_ERR_PARSE, "diff needs at least 2 voices",
                       "at position 7");
+    check_parse_error("rel(w(3))", 4, PN_ERR_PARSE, "rel needs at least 2 voices",
+                      "at position 1");
     check_parse_error("w(1))", 4, PN_ERR_PARSE, "unexpected ')' after the end", "at position 5");
     check_parse_error("mod12(w(1)) x", 4, PN_ERR_PARSE, "unexpected 'x' after the end",
                       "at position 13");
@@ -483,6 +502,10 @@ static void test_cell_of_brute_force(void **state)
         "sort(diff(w(1,3,4)))",
         "order(diff(w(4,2,1,3)))",
         "abs(mod12(diff(diff(w(2,4,1)))))",
+        "rel(w(4,3,2,1))",
+        "sort(mod12(rel(w(4,3,2,1))))",
+        "mod12(rel(w(2,4,1)))",
+        "abs(rel(diff(w(4,2,1))))",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; ++i)
         check_against_brute_force(texts[i], &small, 11 + i);
@@ -506,10 +529,15 @@ static void test_cell_of_brute_force(void **state)
         "abs(mod12(diff(w(2,1))))",
         "order(mod12(diff(w(3,2,1))))",
         "diff(mod12(diff(w(3,2,1))))",
+        "sort(mod12(rel(w(3,2,1))))",
+        "mod12(rel(diff(w(3,1,2))))",
+        "rel(mod12(w(3,1)))",
     };
     for (size_t i = 0; i < sizeof wide_texts / sizeof wide_texts[0]; ++i)
         check_against_brute_force(wide_texts[i], &wide, 31 + i);
     assert_int_equal(count_values("sort(mod12(w(1,2,3)))", &wide), 455); /* C(15,3) */
+    /* multisets of 2 from the 12 classes and R (a resting bass gives (R,R)): C(14,2) */
+    assert_int_equal(count_values("sort(mod12(rel(w(3,2,1))))", &wide), 91);
 
     /* 8 voices in separate narrow registers: sorting spreads every entry
      * over the union of the ranges, so these values are hashed, not keyed */
@@ -541,6 +569,77 @@ static void test_cell_of_brute_force(void **state)
     assert_non_null(strstr(info.message, "voice 2"));
     pn_feature_table_free(t);
     pn_feature_free(f);
+}
+
+/* ---- sums over the rows ---- */
+
+/* pn_feature_sums_run against the cells of every rule, one and two values
+ * per row, over ranges that start and end anywhere in a run of the bass. */
+static void test_row_sums(void **state)
+{
+    (void)state;
+    pn_space s;
+    pn_error_info info;
+    const int low[4] = {60, 55, 48, 40}, high[4] = {72, 67, 62, 55};
+    assert_int_equal(pn_space_init(&s, 4, low, high, &info), PN_OK);
+    const char *texts[] = {
+        "w(1)",         "sort(mod12(rel(w(4,3,2,1))))", "w(4)",         "diff(w(2,1))",
+        "diff(w(4,3))", "mod12(w(2,3))",                "order(w(1,4))",
+    };
+    enum { NT = sizeof texts / sizeof texts[0] };
+    pn_feature *f[NT];
+    pn_feature_table *t[NT];
+    int32_t start[NT + 1];
+    start[0] = 0;
+    for (int i = 0; i < NT; ++i) {
+        f[i] = parse_ok(texts[i], 4);
+        t[i] = table_ok(f[i], &s);
+        start[i + 1] = start[i] + pn_feature_table_size(t[i]);
+    }
+    pn_feature_set set = {s, NT, (const pn_feature_table *const *)t};
+    pn_feature_sums *sums = NULL;
+    assert_int_equal(pn_feature_sums_create(&set, start, &sums, &info), PN_OK);
+    const int32_t m = start[NT];
+    double *v = malloc(2 * (size_t)m * sizeof *v);
+    double *out = malloc(2 * 5000 * sizeof *out);
+    assert_non_null(v);
+    assert_non_null(out);
+    uint64_t rng = 5;
+    for (int32_t i = 0; i < 2 * m; ++i)
+        v[i] = (double)rng_below(&rng, 1000) / 7.0 - 50.0;
+    const int64_t n = pn_space_size(&s);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int nv = 1 + trial % 2;
+        int64_t count = 1 + rng_below(&rng, trial % 4 == 0 ? 5000 : 40);
+        int64_t first = trial % 9 == 0 ? n - count : rng_below(&rng, n);
+        if (first < 0)
+            first = 0;
+        if (first + count > n)
+            count = n - first;
+        pn_feature_sums_run(sums, v, nv, first, count, out);
+        for (int64_t j = 0; j < count; ++j) {
+            int p[4];
+            assert_int_equal(pn_space_decode(&s, first + j, p, &info), PN_OK);
+            for (int c = 0; c < nv; ++c) {
+                double expect = 0.0;
+                for (int r = 0; r < NT; ++r) {
+                    int32_t cell;
+                    assert_int_equal(pn_feature_cell_of(t[r], p, &cell, &info), PN_OK);
+                    expect += v[(size_t)(start[r] + cell) * (size_t)nv + (size_t)c];
+                }
+                if (fabs(out[j * nv + c] - expect) > 1e-9 * (1.0 + fabs(expect)))
+                    fail_msg("x = %lld, value %d of %d: %g, expected %g", (long long)(first + j),
+                             c, nv, out[j * nv + c], expect);
+            }
+        }
+    }
+    pn_feature_sums_free(sums);
+    free(v);
+    free(out);
+    for (int i = 0; i < NT; ++i) {
+        pn_feature_table_free(t[i]);
+        pn_feature_free(f[i]);
+    }
 }
 
 /* ---- cell source ---- */
@@ -873,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_mod12),
         cmocka_unit_test(test_diff),
+        cmocka_unit_test(test_rel),
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_abs),
@@ -880,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_to_string),
         cmocka_unit_test(test_value_counts),
         cmocka_unit_test(test_cell_of_brute_force),
+        cmocka_unit_test(test_row_sums),
         cmocka_unit_test(test_cell_source),
         cmocka_unit_test(test_find_value),
         cmocka_unit_test(test_deoverlap_small),

@@ -91,6 +91,13 @@ static void assert_same_set(const pn_rule_set *a, const pn_rule_set *b)
         assert_int_equal(a->space.low[v], b->space.low[v]);
         assert_int_equal(a->space.high[v], b->space.high[v]);
     }
+    assert_true(a->lambda_p == b->lambda_p);
+    assert_int_equal(a->num_constraints, b->num_constraints);
+    for (int32_t i = 0; i < a->num_constraints; ++i) {
+        assert_string_equal(a->constraints[i].name, b->constraints[i].name);
+        assert_int_equal(a->constraints[i].kind, b->constraints[i].kind);
+        assert_int_equal(a->constraints[i].intervals, b->constraints[i].intervals);
+    }
     assert_int_equal(a->num_rules, b->num_rules);
     for (int32_t r = 0; r < a->num_rules; ++r) {
         const pn_rule *x = &a->rules[r], *y = &b->rules[r];
@@ -103,16 +110,21 @@ static void assert_same_set(const pn_rule_set *a, const pn_rule_set *b)
         assert_true((x->context == NULL) == (y->context == NULL));
         if (!x->context)
             continue;
-        const pn_rule_context *c = x->context, *d = y->context;
-        assert_same_feature(c->feature, d->feature);
-        assert_memory_equal(&c->smoothing, &d->smoothing, sizeof c->smoothing);
-        assert_int_equal(c->num_rows, d->num_rows);
-        if (c->num_rows == 0)
-            continue;
-        assert_memory_equal(c->cell, d->cell, (size_t)c->num_rows * sizeof *c->cell);
-        for (int32_t j = 0; j < c->num_rows; ++j)
-            assert_true(c->count[j] == d->count[j] || (isinf(c->count[j]) && isinf(d->count[j])));
-        assert_memory_equal(c->row, d->row, (size_t)c->num_rows * (size_t)m * sizeof *c->row);
+        assert_int_equal(x->num_refinements, y->num_refinements);
+        for (int32_t k = 0; k <= x->num_refinements; ++k) {
+            const pn_rule_context *c = k == 0 ? x->context : &x->refinements[k - 1];
+            const pn_rule_context *d = k == 0 ? y->context : &y->refinements[k - 1];
+            assert_same_feature(c->feature, d->feature);
+            assert_memory_equal(&c->smoothing, &d->smoothing, sizeof c->smoothing);
+            assert_int_equal(c->num_rows, d->num_rows);
+            if (c->num_rows == 0)
+                continue;
+            assert_memory_equal(c->cell, d->cell, (size_t)c->num_rows * sizeof *c->cell);
+            for (int32_t j = 0; j < c->num_rows; ++j)
+                assert_true(c->count[j] == d->count[j] ||
+                            (isinf(c->count[j]) && isinf(d->count[j])));
+            assert_memory_equal(c->row, d->row, (size_t)c->num_rows * (size_t)m * sizeof *c->row);
+        }
     }
 }
 
@@ -374,6 +386,46 @@ static void test_learn_by_hand(void **state)
     pn_rule_set_free(rs);
 }
 
+/* A rule with a refinement: each level counts the same transitions by its
+ * own context feature; the learned set, its constraints and lambda_p
+ * survive writing. */
+static void test_learn_refinements(void **state)
+{
+    (void)state;
+    static const char set[] =
+        "{\"format\":\"parnassus-rules/1\",\"name\":\"hand\",\"lambda_p\":2e-5,"
+        "\"space\":{\"ranges\":[[60,64],[48,52]]},\"rules\":["
+        "{\"name\":\"upper\",\"feature\":\"w(1)\",\"context\":\"w(2)\",\"smoothing\":2,"
+        "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":1}]}],"
+        "\"constraints\":[{\"name\":\"p\",\"kind\":\"parallel\"}]}";
+    pn_rule_set *rs = parse_ok(set, PN_RULES_TARGETS_OPTIONAL);
+    pn_corpus *corpus = make_corpus(2, 2, hand_lengths, hand_steps);
+    pn_learn_report rep;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_learn(rs, corpus, NULL, &rep, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const pn_rule *up = &rs->rules[0];
+    /* transitions: (60,48)->62, (62,50)->64, (64,52)->62 in piece 0;
+     * (60,48)->62 in piece 1. Bass contexts 48 (twice), 50, 52. */
+    const pn_rule_context *c = up->context, *f = &up->refinements[0];
+    assert_int_equal(c->num_rows, 3);
+    assert_true(c->count[0] == 2.0 && c->count[1] == 1.0 && c->count[2] == 1.0);
+    assert_true(row_at(up, 0, "62") == 1.0);
+    /* the whole previous sonority: (60,48) twice, (62,50), (64,52) */
+    assert_int_equal(f->num_rows, 3);
+    assert_int_equal(f->cell[0], cell_of(f->table, "(60,48)"));
+    assert_true(f->count[0] == 2.0 && f->count[1] == 1.0 && f->count[2] == 1.0);
+    const int32_t m = pn_feature_table_size(up->table);
+    assert_true(f->row[1 * (size_t)m + (size_t)cell_of(up->table, "64")] == 1.0);
+    assert_int_equal(rep.contexts_listed, 6);
+    pn_rule_set *back = round_trip(rs);
+    assert_same_set(rs, back);
+    assert_true(back->lambda_p == 2e-5);
+    pn_rule_set_free(back);
+    pn_corpus_free(corpus);
+    pn_rule_set_free(rs);
+}
+
 static void test_learn_settings(void **state)
 {
     (void)state;
@@ -578,6 +630,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_round_trip),    cmocka_unit_test(test_write_shared_range),
         cmocka_unit_test(test_write_errors),        cmocka_unit_test(test_learn_by_hand),
+        cmocka_unit_test(test_learn_refinements),
         cmocka_unit_test(test_learn_settings),      cmocka_unit_test(test_learn_errors),
         cmocka_unit_test(test_learning_round_trip),
     };

@@ -486,6 +486,115 @@ static void test_context_file(void **state)
     pn_rule_set_free(rs);
 }
 
+/* Refinements: a finer context moves the coarser levels' targets toward
+ * its row, weighted by its count; unlisted finer contexts leave them; the
+ * first step is the back-off; tables of one context feature are shared. */
+static void test_refinements(void **state)
+{
+    (void)state;
+    char text[4096];
+    with_rules(text, sizeof text,
+               "{\"name\":\"up\",\"feature\":\"w(1)\",\"context\":\"w(2)\",\"smoothing\":2,"
+               "\"targets\":{\"60\":0.5,\"62\":0.5},"
+               "\"contexts\":{\"48\":{\"count\":2,\"targets\":{\"64\":1}}},"
+               "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":1,"
+               "\"contexts\":{\"(60,48)\":{\"count\":3,\"targets\":{\"61\":1}},"
+               "\"(62,48)\":{\"targets\":{\"63\":1}}}}]},"
+               "{\"name\":\"low\",\"feature\":\"w(2)\",\"context\":\"w(2)\","
+               "\"targets\":{\"48\":1},"
+               "\"refinements\":[{\"context\":\" w( 1 , 2 ) \"}]}");
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const pn_rule *up = &rs->rules[0], *low = &rs->rules[1];
+    assert_int_equal(up->num_refinements, 1);
+    assert_true(up->refinements[0].smoothing == 1.0);
+    assert_int_equal(up->refinements[0].num_rows, 2);
+    /* the same context feature, the same table (written differently) */
+    assert_true(low->context->table == up->context->table);
+    assert_int_equal(low->context->table_borrowed, 1);
+    assert_true(low->refinements[0].table == up->refinements[0].table);
+    assert_true(low->refinements[0].smoothing == PN_RULES_DEFAULT_SMOOTHING);
+
+    double b[32];
+    const int32_t c60 = cell_of(up->table, "60"), c61 = cell_of(up->table, "61"),
+                  c62 = cell_of(up->table, "62"), c63 = cell_of(up->table, "63"),
+                  c64 = cell_of(up->table, "64");
+    /* first step: the back-off */
+    targets_after(rs, NULL, b);
+    assert_true(b[c60] == 0.5 && b[c62] == 0.5);
+    /* after (60, 48): level 1 gives (2 row + 2 back-off) / 4, the refinement
+     * (3 row + 1 level 1) / 4 */
+    const int after[2] = {60, 48};
+    targets_after(rs, after, b);
+    const double l60 = 0.25, l62 = 0.25, l64 = 0.5;
+    assert_true(fabs(b[c61] - 0.75) < 1e-15);
+    assert_true(fabs(b[c60] - 0.25 * l60) < 1e-15);
+    assert_true(fabs(b[c62] - 0.25 * l62) < 1e-15);
+    assert_true(fabs(b[c64] - 0.25 * l64) < 1e-15);
+    /* after (62, 48): a row without count replaces the coarser targets */
+    const int after2[2] = {62, 48};
+    targets_after(rs, after2, b);
+    assert_true(b[c63] == 1.0 && b[c60] == 0.0);
+    /* after (64, 48): not listed in the refinement, level 1 stands */
+    const int after3[2] = {64, 48};
+    targets_after(rs, after3, b);
+    assert_true(fabs(b[c64] - l64) < 1e-15 && fabs(b[c60] - l60) < 1e-15);
+    /* after (60, 50): neither level listed, the back-off */
+    const int after4[2] = {60, 50};
+    targets_after(rs, after4, b);
+    assert_true(b[c60] == 0.5 && b[c62] == 0.5);
+    pn_rule_set_free(rs);
+
+    /* errors */
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},"
+              "\"refinements\":[{\"context\":\"w(1,2)\"}]}",
+              PN_ERR_PARSE, "rules[0].refinements", "only a rule with a \"context\"");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":[{\"smoothing\":1}]}",
+              PN_ERR_PARSE, "rules[0].refinements[0]", "missing field \"context\"");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":[{\"context\":\"w(1,2)\",\"weight\":1}]}",
+              PN_ERR_PARSE, "rules[0].refinements[0]", "unknown field \"weight\"");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":{}}",
+              PN_ERR_PARSE, "rules[0].refinements", "expected an array");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":[{\"context\":\"w(1)\"},{\"context\":\"w(1)\"},{\"context\":\"w(1)\"},"
+              "{\"context\":\"w(1)\"},{\"context\":\"w(1)\"}]}",
+              PN_ERR_PARSE, "rules[0].refinements", "5 levels, at most 4");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":[{\"context\":\"w(1,2)\",\"contexts\":{\"(70,48)\":{\"targets\":{\"60\":1}}}}]}",
+              PN_ERR_PARSE, "rules[0].refinements[0].contexts[\"(70,48)\"]", "never takes the value");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":-1}]}",
+              PN_ERR_PARSE, "rules[0].refinements[0].smoothing", "finite number >= 0");
+}
+
+/* The set's lambda_p: read, checked, absent as 0. */
+static void test_lambda_p(void **state)
+{
+    (void)state;
+    static const char good[] = "{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"lambda_p\":3e-5,"
+                               "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\","
+                               "\"targets\":{\"0\":1}}]}";
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_rules_parse("rules.json", good, strlen(good), &rs, &info), PN_OK);
+    assert_true(rs->lambda_p == 3e-5);
+    pn_rule_set_free(rs);
+    rs = read_ok("small.json");
+    assert_true(rs->lambda_p == 0.0);
+    pn_rule_set_free(rs);
+    parse_bad("{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"lambda_p\":0,"
+              "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}",
+              PN_ERR_PARSE, "lambda_p", "must be a number in (0, 1], got 0", (const char *)NULL);
+    parse_bad("{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"lambda_p\":\"small\","
+              "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}",
+              PN_ERR_PARSE, "lambda_p", "expected a number", (const char *)NULL);
+}
+
 /* Smoothing 0 uses a listed row as written; a context seen 0 times with
  * smoothing 0 has nothing but the back-off. */
 static void test_context_smoothing_edges(void **state)
@@ -593,6 +702,8 @@ int main(void)
         cmocka_unit_test(test_error_from_file),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_context_file),
+        cmocka_unit_test(test_refinements),
+        cmocka_unit_test(test_lambda_p),
         cmocka_unit_test(test_context_smoothing_edges),
         cmocka_unit_test(test_context_errors),
         cmocka_unit_test(test_targets_optional),

@@ -2,6 +2,8 @@
  * cell source for the de-overlap. */
 #include "parnassus/feature.h"
 
+#include "feature_internal.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@ typedef enum feature_op {
     OP_SORT,
     OP_ORDER,
     OP_ABS,
+    OP_REL,
 } feature_op;
 
 static const struct {
@@ -22,6 +25,7 @@ static const struct {
     feature_op op;
 } descriptors[] = {
     {"mod12", OP_MOD12}, {"diff", OP_DIFF}, {"sort", OP_SORT}, {"order", OP_ORDER}, {"abs", OP_ABS},
+    {"rel", OP_REL},
 };
 
 enum { NUM_DESCRIPTORS = sizeof descriptors / sizeof descriptors[0] };
@@ -180,7 +184,7 @@ pn_error pn_feature_parse(const char *text, int num_voices, pn_feature **out, pn
                 if (info) {
                     const size_t used = strlen(info->message);
                     snprintf(info->message + used, sizeof info->message - used,
-                             " (known: mod12, diff, sort, order, abs; a window is w(...))");
+                             " (known: mod12, diff, rel, sort, order, abs; a window is w(...))");
                 }
                 return err;
             }
@@ -216,11 +220,11 @@ pn_error pn_feature_parse(const char *text, int num_voices, pn_feature **out, pn
     /* value lengths, innermost descriptor first */
     int length = f.window_len;
     for (int i = depth - 1; i >= 0; --i) {
-        if (outer[i] == OP_DIFF) {
+        if (outer[i] == OP_DIFF || outer[i] == OP_REL) {
             if (length < 2)
                 return parse_fail(&p, outer_pos[i],
-                                  "diff needs at least 2 voices (its argument has length %d)",
-                                  length);
+                                  "%s needs at least 2 voices (its argument has length %d)",
+                                  op_name(outer[i]), length);
             length--;
         }
         f.ops[f.num_ops++] = (unsigned char)outer[i];
@@ -324,6 +328,13 @@ static int apply_ops_from(const pn_feature *f, int first_op, int *buf)
                 buf[i] = (buf[i] == R || buf[i + 1] == R) ? R : buf[i + 1] - buf[i];
             len--;
             break;
+        case OP_REL: {
+            const int first = buf[0];
+            for (int i = 0; i + 1 < len; ++i)
+                buf[i] = (first == R || buf[i + 1] == R) ? R : buf[i + 1] - first;
+            len--;
+            break;
+        }
         case OP_SORT:
             for (int i = 1; i < len; ++i) {
                 const int v = buf[i], key = entry_key(v);
@@ -591,6 +602,16 @@ static void value_bounds(const pn_feature *f, const pn_space *space, int64_t *lo
             }
             len--;
             break;
+        case OP_REL: {
+            const int64_t l0 = lo[0], h0 = hi[0];
+            for (int i = 0; i + 1 < len; ++i) {
+                const int64_t l = lo[i + 1] - h0, h = hi[i + 1] - l0;
+                lo[i] = l;
+                hi[i] = h;
+            }
+            len--;
+            break;
+        }
         case OP_SORT: {
             int64_t l = lo[0], h = hi[0];
             for (int i = 1; i < len; ++i) {
@@ -699,14 +720,14 @@ pn_error pn_feature_values(const pn_feature *f, const pn_space *space, pn_featur
      * each window voice's values to fewer symbols (mod12: 12 classes and
      * R); the rest of the feature is then evaluated once per combination
      * of symbols, and the lut gathers from that smaller table. Likewise a
-     * mod12 after leading diffs only sees the pitches mod 12 (differences
+     * mod12 after leading diffs (or rels) only sees the pitches mod 12 (differences
      * commute with reduction mod 12, and R propagates the same way), so
      * the whole feature can be evaluated on pitch classes. */
     int prefix = 0;
     while (prefix < f->num_ops && is_elementwise(f->ops[prefix]))
         prefix++;
-    int num_diffs = 0;
-    while (num_diffs < f->num_ops && f->ops[num_diffs] == OP_DIFF)
+    int num_diffs = 0; /* leading differences: diff or rel */
+    while (num_diffs < f->num_ops && (f->ops[num_diffs] == OP_DIFF || f->ops[num_diffs] == OP_REL))
         num_diffs++;
     const int mod_after_diffs =
         prefix == 0 && num_diffs > 0 && num_diffs < f->num_ops && f->ops[num_diffs] == OP_MOD12;
@@ -899,6 +920,16 @@ size_t pn_feature_value_text(const pn_feature_table *t, int32_t cell, char *buf,
         return 0;
     }
     return pn_feature_format_value(v, t->length, buf, len);
+}
+
+const int32_t *pn_feature_table_lut(const pn_feature_table *t)
+{
+    return t->lut;
+}
+
+int64_t pn_feature_table_vstride(const pn_feature_table *t, int voice)
+{
+    return voice >= 0 && voice < PN_SPACE_MAX_VOICES ? t->vstride[voice] : 0;
 }
 
 pn_error pn_feature_cell_of(const pn_feature_table *t, const int *pitches, int32_t *cell,

@@ -18,6 +18,9 @@ struct pn_generator {
     pn_settings stepping;  /* the same with warm_pool 0: context steps */
     int stepping_installed; /* which of the two the solver has */
     pn_info last;
+    int previous[PN_SPACE_MAX_VOICES]; /* the context of the current realization */
+    int has_previous;
+    uint64_t constraint_misses; /* draws that found no move keeping the constraints */
     /* per voice, set up on demand: draws with that voice fixed */
     pn_conditional *given[PN_SPACE_MAX_VOICES];
     int given_stale[PN_SPACE_MAX_VOICES]; /* its masses predate the last realization */
@@ -135,11 +138,21 @@ pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double 
     return realize(gen, PN_START_WARM, info);
 }
 
+/* Remembers the context the constraints of the next draws refer to. */
+static void set_previous(pn_generator *gen, const int *previous)
+{
+    gen->has_previous = previous != NULL;
+    if (previous)
+        memcpy(gen->previous, previous,
+               (size_t)gen->rules->space.num_voices * sizeof *gen->previous);
+}
+
 pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_info *info)
 {
     pn_error err = pn_rules_targets(gen->rules, previous, gen->target, info);
     if (err != PN_OK)
         return err;
+    set_previous(gen, previous);
     if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
         return err;
     if ((err = use_settings(gen, 1, info)) != PN_OK)
@@ -166,19 +179,39 @@ pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alp
     }
     if ((err = pn_rules_targets(gen->rules, previous, gen->target, info)) != PN_OK)
         return err;
+    set_previous(gen, previous);
     if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
         return err;
     return realize(gen, PN_START_WARM, info);
 }
 
-int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches)
+/* 1 when the move from the current context to `pitches` keeps the set's
+ * constraints. */
+static int allowed(const pn_generator *gen, const int *pitches)
+{
+    return pn_rules_allows(gen->rules, gen->has_previous ? gen->previous : NULL, pitches);
+}
+
+int64_t pn_generator_draw(pn_generator *gen, pn_rng *rng, int *pitches)
 {
     if (!gen->sampler)
         return -1;
-    const int64_t x = pn_sampler_draw(gen->sampler, rng);
-    if (x >= 0)
+    int64_t x = -1;
+    for (int attempt = 0; attempt < PN_CONSTRAINT_TRIES; ++attempt) {
+        x = pn_sampler_draw(gen->sampler, rng);
+        if (x < 0)
+            return -1;
         (void)pn_space_decode(&gen->rules->space, x, pitches, NULL);
+        if (allowed(gen, pitches))
+            return x;
+    }
+    gen->constraint_misses++;
     return x;
+}
+
+uint64_t pn_generator_constraint_misses(const pn_generator *gen)
+{
+    return gen->constraint_misses;
 }
 
 pn_error pn_generator_step(pn_generator *gen, pn_rng *rng, int *pitches, pn_error_info *info)
@@ -232,10 +265,16 @@ int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng 
             return -1;
         gen->given_stale[voice] = 0;
     }
-    const int64_t x =
-        pn_conditional_draw(gen->given[voice], voice_label(space, voice, pitch), rng);
-    if (x >= 0)
+    int64_t x = -1;
+    for (int attempt = 0; attempt < PN_CONSTRAINT_TRIES; ++attempt) {
+        x = pn_conditional_draw(gen->given[voice], voice_label(space, voice, pitch), rng);
+        if (x < 0)
+            return -1;
         (void)pn_space_decode(space, x, pitches, NULL);
+        if (allowed(gen, pitches))
+            return x;
+    }
+    gen->constraint_misses++;
     return x;
 }
 

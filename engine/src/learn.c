@@ -44,15 +44,25 @@ static int compare_transitions(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
-/* What learning builds for one rule before it replaces the rule's arrays. */
-typedef struct learned {
-    double *count;     /* m: weight per cell (becomes the targets) */
-    transition *trans; /* context rules: the observed transitions */
+/* What learning builds for one context level of a rule. */
+typedef struct learned_level {
+    transition *trans; /* the observed transitions; NULL: not learned */
     int64_t num_trans;
     int32_t num_rows; /* listed contexts */
     int32_t *cell;
     double *row_count;
     double *row;
+} learned_level;
+
+enum { MAX_LEVELS = 1 + PN_RULES_MAX_REFINEMENTS };
+
+/* What learning builds for one rule before it replaces the rule's arrays. */
+typedef struct learned {
+    double *count; /* m: weight per cell (becomes the targets) */
+    int32_t num_levels; /* the context and its refinements, 0 without a context */
+    learned_level level[MAX_LEVELS];
+    int32_t prev_context[MAX_LEVELS]; /* psi cells of the previous sonority */
+    int32_t context_now[MAX_LEVELS];  /* ... and of this one */
 } learned;
 
 static void free_learned(learned *l, int32_t num_rules)
@@ -61,12 +71,20 @@ static void free_learned(learned *l, int32_t num_rules)
         return;
     for (int32_t r = 0; r < num_rules; ++r) {
         free(l[r].count);
-        free(l[r].trans);
-        free(l[r].cell);
-        free(l[r].row_count);
-        free(l[r].row);
+        for (int32_t k = 0; k < MAX_LEVELS; ++k) {
+            free(l[r].level[k].trans);
+            free(l[r].level[k].cell);
+            free(l[r].level[k].row_count);
+            free(l[r].level[k].row);
+        }
     }
     free(l);
+}
+
+/* Context level k of a rule: its context, then its refinements. */
+static pn_rule_context *rule_level(const pn_rule *rule, int32_t k)
+{
+    return k == 0 ? rule->context : &rule->refinements[k - 1];
 }
 
 /* The voice (0-based) of the first pitch outside the space, or -1. */
@@ -78,9 +96,9 @@ static int outside_voice(const pn_space *sp, const int *pitch)
     return -1;
 }
 
-/* Turns the sorted transitions of one rule into listed rows. */
-static pn_error build_rows(learned *l, int32_t m, const pn_learn_settings *s, pn_learn_report *rep,
-                           pn_error_info *info)
+/* Turns the transitions of one context level into listed rows. */
+static pn_error build_rows(learned_level *l, int32_t m, const pn_learn_settings *s,
+                           pn_learn_report *rep, pn_error_info *info)
 {
     transition *t = l->trans;
     const int64_t n = l->num_trans;
@@ -125,8 +143,8 @@ static pn_error build_rows(learned *l, int32_t m, const pn_learn_settings *s, pn
 
 /* Counts every piece into l; fills the step and transition totals of rep. */
 static pn_error count_corpus(const pn_rule_set *rs, const pn_corpus *corpus,
-                             const pn_learn_settings *s, learned *l, int32_t *prev_context,
-                             int32_t *context_now, pn_learn_report *rep, pn_error_info *info)
+                             const pn_learn_settings *s, learned *l, pn_learn_report *rep,
+                             pn_error_info *info)
 {
     const pn_space *sp = &rs->space;
     const int k = sp->num_voices;
@@ -172,19 +190,20 @@ static pn_error count_corpus(const pn_rule_set *rs, const pn_corpus *corpus,
                 if (err != PN_OK)
                     return err;
                 l[r].count[cell] += weight;
-                if (!l[r].trans)
-                    continue;
-                if (previous_inside) {
-                    transition *tr = &l[r].trans[l[r].num_trans++];
-                    tr->context = prev_context[r];
-                    tr->cell = cell;
-                    tr->weight = weight;
+                for (int32_t lev = 0; lev < l[r].num_levels; ++lev) {
+                    learned_level *lv = &l[r].level[lev];
+                    if (previous_inside) {
+                        transition *tr = &lv->trans[lv->num_trans++];
+                        tr->context = l[r].prev_context[lev];
+                        tr->cell = cell;
+                        tr->weight = weight;
+                    }
+                    if ((err = pn_feature_cell_of(rule_level(rule, lev)->table, pitch,
+                                                  &l[r].context_now[lev], info)) != PN_OK)
+                        return err;
                 }
-                if ((err = pn_feature_cell_of(rule->context->table, pitch, &context_now[r],
-                                              info)) != PN_OK)
-                    return err;
+                memcpy(l[r].prev_context, l[r].context_now, sizeof l[r].prev_context);
             }
-            memcpy(prev_context, context_now, (size_t)K * sizeof *prev_context);
             previous_inside = 1;
         }
         rep->pieces_used += used;
@@ -202,19 +221,23 @@ static void commit_rule(pn_rule *rule, learned *l, double total)
     free(rule->target);
     rule->target = l->count;
     l->count = NULL;
-    pn_rule_context *ctx = rule->context;
-    if (!ctx)
+    if (!rule->context)
         return;
-    free(ctx->cell);
-    free(ctx->count);
-    free(ctx->row);
-    ctx->num_rows = l->num_rows;
-    ctx->cell = l->cell;
-    ctx->count = l->row_count;
-    ctx->row = l->row;
-    l->cell = NULL;
-    l->row_count = NULL;
-    l->row = NULL;
+    for (int32_t k = 0; k <= rule->num_refinements; ++k) {
+        pn_rule_context *ctx = rule_level(rule, k);
+        learned_level *lv = &l->level[k];
+        free(ctx->cell);
+        free(ctx->count);
+        free(ctx->row);
+        ctx->num_rows = lv->num_rows;
+        ctx->cell = lv->cell;
+        ctx->count = lv->row_count;
+        ctx->row = lv->row;
+        lv->num_rows = 0;
+        lv->cell = NULL;
+        lv->row_count = NULL;
+        lv->row = NULL;
+    }
 }
 
 static void report_init(pn_learn_report *rep, const pn_corpus *corpus)
@@ -271,9 +294,7 @@ pn_error pn_learn(pn_rule_set *rs, const pn_corpus *corpus, const pn_learn_setti
         if (corpus->pieces[p].num_steps > 1)
             max_trans += corpus->pieces[p].num_steps - 1;
     learned *l = calloc((size_t)K, sizeof *l);
-    int32_t *prev_context = calloc((size_t)K, sizeof *prev_context);
-    int32_t *context_now = calloc((size_t)K, sizeof *context_now);
-    if (!l || !prev_context || !context_now) {
+    if (!l) {
         err = pn_fail(info, PN_ERR_NOMEM, "learn: out of memory");
         goto done;
     }
@@ -284,31 +305,30 @@ pn_error pn_learn(pn_rule_set *rs, const pn_corpus *corpus, const pn_learn_setti
             err = pn_fail(info, PN_ERR_NOMEM, "learn: out of memory");
             goto done;
         }
-        if (rule->context && s->contexts && max_trans > 0 &&
-            !(l[r].trans = malloc((size_t)max_trans * sizeof *l[r].trans))) {
-            err = pn_fail(info, PN_ERR_NOMEM, "learn: out of memory for the transitions");
-            goto done;
-        }
+        if (!rule->context || !s->contexts || max_trans == 0)
+            continue;
+        l[r].num_levels = 1 + rule->num_refinements;
+        for (int32_t k = 0; k < l[r].num_levels; ++k)
+            if (!(l[r].level[k].trans = malloc((size_t)max_trans * sizeof(transition)))) {
+                err = pn_fail(info, PN_ERR_NOMEM, "learn: out of memory for the transitions");
+                goto done;
+            }
     }
-    if ((err = count_corpus(rs, corpus, s, l, prev_context, context_now, rep, info)) != PN_OK)
+    if ((err = count_corpus(rs, corpus, s, l, rep, info)) != PN_OK)
         goto done;
     if (rep->steps_used == 0 || !(rep->total_weight > 0.0)) {
         err = nothing_observed(rs, corpus, rep, info);
         goto done;
     }
-    for (int32_t r = 0; r < K; ++r) {
-        if (!l[r].trans)
-            continue;
-        if ((err = build_rows(&l[r], pn_feature_table_size(rs->rules[r].table), s, rep, info)) !=
-            PN_OK)
-            goto done;
-    }
+    for (int32_t r = 0; r < K; ++r)
+        for (int32_t k = 0; k < l[r].num_levels; ++k)
+            if ((err = build_rows(&l[r].level[k], pn_feature_table_size(rs->rules[r].table), s,
+                                  rep, info)) != PN_OK)
+                goto done;
     /* nothing can fail from here on: replace the rules' arrays */
     for (int32_t r = 0; r < K; ++r)
         commit_rule(&rs->rules[r], &l[r], rep->total_weight);
 done:
     free_learned(l, K);
-    free(prev_context);
-    free(context_now);
     return err;
 }

@@ -98,6 +98,8 @@ void pn_problem_free(pn_problem *prob)
     free(prob->target);
     free(prob->group_rows);
     free(prob->group_size);
+    if (prob->row_sums.free_ctx)
+        prob->row_sums.free_ctx(prob->row_sums.ctx);
     free(prob);
 }
 

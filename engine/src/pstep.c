@@ -9,6 +9,9 @@
  * MID_ADD: groups a round must add to be solved only to MID_TOL first;
  * CAND_SLACK: pricing's candidate list, in multiples of max_add. */
 enum { MAX_ROUNDS = 200, MIN_ADD = 1024, LOOSE_NEWTON = 4, MID_ADD = 64, CAND_SLACK = 4 };
+
+/* Most groups the pool of earlier supports holds. */
+enum { POOL_CAP = 1 << 16 };
 #define MID_TOL 1e-3
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
@@ -37,6 +40,8 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->row_act = malloc(mm * sizeof(int32_t));
     ps->passive = malloc(2 * mm); /* second half: scratch flags */
     ps->cols = malloc(g * k * sizeof(int32_t));
+    if (m <= UINT16_MAX + 1)
+        ps->cols16 = malloc(g * k * sizeof(uint16_t));
     ps->nu = calloc(mm, sizeof(double));
     ps->ws = malloc(g * sizeof(int32_t));
     ps->in_ws = calloc(g, 1);
@@ -45,10 +50,19 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->t = malloc(g * sizeof(double));
     ps->qt = malloc(g * sizeof(double));
     ps->center = calloc(g, sizeof(double));
+    ps->center_zero = 1;
     ps->kappa = malloc(g * sizeof(double));
     ps->support = malloc(g * sizeof(int64_t));
     ps->cand = malloc(g * sizeof(int32_t));
     ps->cand_t = malloc(g * sizeof(double));
+    if (prob->row_sums.run) {
+        ps->row_sums = &prob->row_sums;
+        ps->row_values = malloc(2 * mm * sizeof(double));
+        ps->block_sums = malloc(2 * PN_PSTEP_BLOCK * sizeof(double));
+    }
+    ps->pool_cap = G < POOL_CAP ? G : POOL_CAP;
+    ps->pool = malloc((size_t)ps->pool_cap * sizeof(int32_t) + 1);
+    ps->in_pool = calloc(g, 1);
     ps->nu_act = malloc(mm * sizeof(double));
     ps->nu_try = malloc(mm * sizeof(double));
     ps->grad = malloc((mm + 1) * sizeof(double));
@@ -85,7 +99,8 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
         !ps->support || !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad ||
         !ps->dir || !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of ||
         !ps->cg_r || !ps->elim_start || !ps->elim_idx || !ps->pre_r || !ps->pair || !ps->memo_w ||
-        !ps->memo_b || !ps->cmap || !ps->pc_list || !ps->sup_cols || !ps->sup_c) {
+        !ps->memo_b || !ps->cmap || !ps->pc_list || !ps->sup_cols || !ps->sup_c || !ps->pool ||
+        !ps->in_pool || (ps->row_sums && (!ps->row_values || !ps->block_sums))) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
@@ -115,7 +130,8 @@ void pn_pstep_free(pn_pstep *ps)
                      ps->factor_of,    ps->cg_r,        ps->elim_start, ps->elim_idx,
                      ps->pre_r,        ps->pair,        ps->memo_w,     ps->memo_b,
                      ps->cmap,         ps->pc_list,     ps->sup_cols,   ps->sup_c,
-                     ps->in_factor};
+                     ps->in_factor,    ps->cols16,      ps->pool,       ps->in_pool,
+                     ps->row_values,   ps->block_sums};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
     free(ps);
@@ -128,6 +144,39 @@ static void clear_working_set(pn_pstep *ps)
     ps->ws_count = 0;
     ps->factor_ws = -1;
     ps->support_count = 0;
+}
+
+/* Empties the pool of earlier supports (its ids are merged groups of the
+ * current structure). */
+static void clear_pool(pn_pstep *ps)
+{
+    for (int64_t i = 0; i < ps->pool_count; ++i)
+        ps->in_pool[ps->pool[i]] = 0;
+    ps->pool_count = 0;
+    ps->pool_next = 0;
+}
+
+/* Adds group j to the pool, replacing the oldest entry once it is full. */
+static void pool_add(pn_pstep *ps, int32_t j)
+{
+    if (ps->in_pool[j] || ps->pool_cap == 0)
+        return;
+    if (ps->pool_count < ps->pool_cap) {
+        ps->pool[ps->pool_count++] = j;
+    } else {
+        ps->in_pool[ps->pool[ps->pool_next]] = 0;
+        ps->pool[ps->pool_next] = j;
+        ps->pool_next = (ps->pool_next + 1) % ps->pool_cap;
+    }
+    ps->in_pool[j] = 1;
+}
+
+/* Adds the working set's supported groups to the pool. */
+static void remember_support_in_pool(pn_pstep *ps)
+{
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        if (ps->qt[p] > 0.0)
+            pool_add(ps, ps->ws[p]);
 }
 
 void pn_pstep_reset(pn_pstep *ps)
@@ -178,6 +227,7 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
             }
         }
         clear_working_set(ps);
+        clear_pool(ps); /* the merged ids change */
         ps->factor_n = 0; /* the active rows were renumbered */
         if (pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of,
                             ps->merged_weight, NULL) != PN_OK)
@@ -200,6 +250,14 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
             }
             ps->members[ps->cand[j]++] = (int32_t)k;
         }
+        ps->cols16_ok = ps->cols16 && ps->m_act <= UINT16_MAX + 1;
+        if (ps->cols16_ok)
+            for (int64_t x = 0; x < ps->J * ka; ++x)
+                ps->cols16[x] = (uint16_t)ps->cols[x];
+        /* groups in the problem's order, one raw input each: row sums apply */
+        ps->structured = ps->row_sums && ps->J == G && G == prob->n;
+        for (int64_t k = 0; ps->structured && k < G; ++k)
+            ps->structured = ps->merged_of[k] == (int32_t)k && ps->merged_weight[k] == 1;
         memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
         for (int64_t x = 0; x < carried; ++x) {
             const int32_t j = ps->merged_of[ps->carry[x]];
@@ -341,6 +399,108 @@ static int64_t add_candidates(pn_pstep *ps, int64_t n, int64_t max_add)
     return added;
 }
 
+/* Sum of v over a group's k rows given as 16-bit indices (see sum_rows). */
+static inline double sum_rows16(const uint16_t *col, int32_t k, const double *v)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int32_t a = 0;
+    for (; a + 4 <= k; a += 4) {
+        s0 += v[col[a]];
+        s1 += v[col[a + 1]];
+        s2 += v[col[a + 2]];
+        s3 += v[col[a + 3]];
+    }
+    for (; a < k; ++a)
+        s0 += v[col[a]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* sum_rows_pair over 16-bit indices, four rows per pass (independent
+ * partial sums: the passes over all groups are bound by the latency of
+ * the additions). */
+static inline void sum_rows_pair16(const uint16_t *col, int32_t k, const double *v, double *first,
+                                   double *second)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, g0 = 0.0, g1 = 0.0, g2 = 0.0, g3 = 0.0;
+    int32_t a = 0;
+    for (; a + 4 <= k; a += 4) {
+        const double *x0 = v + 2 * (int64_t)col[a], *x1 = v + 2 * (int64_t)col[a + 1];
+        const double *x2 = v + 2 * (int64_t)col[a + 2], *x3 = v + 2 * (int64_t)col[a + 3];
+        s0 += x0[0];
+        g0 += x0[1];
+        s1 += x1[0];
+        g1 += x1[1];
+        s2 += x2[0];
+        g2 += x2[1];
+        s3 += x3[0];
+        g3 += x3[1];
+    }
+    for (; a < k; ++a) {
+        const double *x = v + 2 * (int64_t)col[a];
+        s0 += x[0];
+        g0 += x[1];
+    }
+    *first = (s0 + s1) + (s2 + s3);
+    *second = (g0 + g1) + (g2 + g3);
+}
+
+/* Sum of nu over group j's rows, from whichever column array is smaller. */
+static inline double price_sum(const pn_pstep *ps, int64_t j, const double *nu)
+{
+    const int32_t ka = ps->k_act;
+    return ps->cols16_ok ? sum_rows16(ps->cols16 + j * ka, ka, nu)
+                         : sum_rows(ps->cols + j * ka, ka, nu);
+}
+
+static inline void price_sum_pair(const pn_pstep *ps, int64_t j, const double *pair, double *sn,
+                                  double *sg)
+{
+    const int32_t ka = ps->k_act;
+    if (ps->cols16_ok)
+        sum_rows_pair16(ps->cols16 + j * ka, ka, pair, sn, sg);
+    else
+        sum_rows_pair(ps->cols + j * ka, ka, pair, sn, sg);
+}
+
+/* Spreads nv values per active row (src[a * nv + c]) over the global rows
+ * for the row sums; rows of dropped rules get 0. */
+static void spread_rows(pn_pstep *ps, const double *src, int nv)
+{
+    memset(ps->row_values, 0, (size_t)ps->m * (size_t)nv * sizeof *ps->row_values);
+    for (int32_t a = 0; a < ps->m_act; ++a)
+        for (int c = 0; c < nv; ++c)
+            ps->row_values[(size_t)ps->act_row[a] * (size_t)nv + (size_t)c] =
+                src[(size_t)a * (size_t)nv + (size_t)c];
+}
+
+/* price() over all groups through the row sums (ps->structured). */
+static int64_t price_structured(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
+{
+    spread_rows(ps, nu, 1);
+    const double mu = ps->mu;
+    const int64_t cap = CAND_SLACK * max_add;
+    const int zero = ps->center_zero;
+    double bar = threshold;
+    int64_t n = 0;
+    for (int64_t first = 0; first < ps->J; first += PN_PSTEP_BLOCK) {
+        const int64_t count = ps->J - first < PN_PSTEP_BLOCK ? ps->J - first : PN_PSTEP_BLOCK;
+        ps->row_sums->run(ps->row_sums->ctx, ps->row_values, 1, first, count, ps->block_sums);
+        for (int64_t i = 0; i < count; ++i) {
+            const int64_t j = first + i;
+            if (ps->in_ws[j])
+                continue;
+            const double t = (zero ? 0.0 : ps->center[j]) + (mu - ps->block_sums[i]);
+            if (t > bar) {
+                ps->cand[n] = (int32_t)j;
+                ps->cand_t[n++] = t;
+                if (n == cap)
+                    n = prune_candidates(ps, n, max_add, &bar);
+            }
+        }
+    }
+    return add_candidates(ps, n, max_add);
+}
+
 /* Prices every group outside the working set at (nu, mu) and adds the
  * largest violators (t_j > threshold). With an empty working set, mu is
  * first fitted over all groups. Returns the number added. */
@@ -354,18 +514,44 @@ static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t m
         pn_pstep_fit_mu(ps, nu);
         ps->ws_count = 0;
     }
-    const int32_t ka = ps->k_act;
+    if (ps->structured)
+        return price_structured(ps, nu, threshold, max_add);
     const double mu = ps->mu;
     const int64_t cap = CAND_SLACK * max_add;
+    const int zero = ps->center_zero;
     double bar = threshold;
     int64_t n = 0;
     for (int64_t j = 0; j < ps->J; ++j) {
         if (ps->in_ws[j])
             continue;
-        const double t =
-            ps->center[j] + ps->merged_weight[j] * (mu - sum_rows(ps->cols + j * ka, ka, nu));
+        const double r = zero ? 0.0 : ps->center[j];
+        const double t = r + ps->merged_weight[j] * (mu - price_sum(ps, j, nu));
         if (t > bar) {
             ps->cand[n] = (int32_t)j;
+            ps->cand_t[n++] = t;
+            if (n == cap)
+                n = prune_candidates(ps, n, max_add, &bar);
+        }
+    }
+    return add_candidates(ps, n, max_add);
+}
+
+/* price() over the pool of earlier supports only. */
+static int64_t price_pool(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
+{
+    const double mu = ps->mu;
+    const int64_t cap = CAND_SLACK * max_add;
+    const int zero = ps->center_zero;
+    double bar = threshold;
+    int64_t n = 0;
+    for (int64_t i = 0; i < ps->pool_count; ++i) {
+        const int32_t j = ps->pool[i];
+        if (ps->in_ws[j])
+            continue;
+        const double r = zero ? 0.0 : ps->center[j];
+        const double t = r + ps->merged_weight[j] * (mu - price_sum(ps, j, nu));
+        if (t > bar) {
+            ps->cand[n] = j;
             ps->cand_t[n++] = t;
             if (n == cap)
                 n = prune_candidates(ps, n, max_add, &bar);
@@ -426,14 +612,41 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
     /* every other group: q = 0; priced and certified in one pass */
     const double mu = ps->mu;
     const int64_t cap = CAND_SLACK * max_add;
+    const int zero = ps->center_zero;
     double bar = threshold;
     int64_t n = 0;
+    if (ps->structured) {
+        spread_rows(ps, pair, 2);
+        for (int64_t first = 0; first < ps->J; first += PN_PSTEP_BLOCK) {
+            const int64_t count = ps->J - first < PN_PSTEP_BLOCK ? ps->J - first : PN_PSTEP_BLOCK;
+            ps->row_sums->run(ps->row_sums->ctx, ps->row_values, 2, first, count,
+                              ps->block_sums);
+            for (int64_t i = 0; i < count; ++i) {
+                const int64_t j = first + i;
+                if (ps->in_ws[j])
+                    continue;
+                const double r = zero ? 0.0 : ps->center[j];
+                const double t = r + (mu - ps->block_sums[2 * i]);
+                if (t > bar) {
+                    ps->cand[n] = (int32_t)j;
+                    ps->cand_t[n++] = t;
+                    if (n == cap)
+                        n = prune_candidates(ps, n, max_add, &bar);
+                }
+                const double g = -2.0 * lambda * r + ps->block_sums[2 * i + 1];
+                gmin = g < gmin ? g : gmin;
+            }
+        }
+        *kkt = gmax_support - gmin;
+        *gap = dot - gmin;
+        return add_candidates(ps, n, max_add);
+    }
     for (int64_t j = 0; j < ps->J; ++j) {
         if (ps->in_ws[j])
             continue;
-        const double c = (double)ps->merged_weight[j], r = ps->center[j];
+        const double c = (double)ps->merged_weight[j], r = zero ? 0.0 : ps->center[j];
         double sn, sg;
-        sum_rows_pair(ps->cols + j * ka, ka, pair, &sn, &sg);
+        price_sum_pair(ps, j, pair, &sn, &sg);
         const double t = r + c * (mu - sn);
         if (t > bar) {
             ps->cand[n] = (int32_t)j;
@@ -530,10 +743,22 @@ static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lam
              * solve's final one, which pricing found no violator at */
             added = 0;
         } else if (exact && certify) {
-            added = price_certify(ps, ps->nu_act, tol, max_add, b, w, lambda, &ps->kkt, &ps->gap);
-            ps->cert_done = added == 0;
+            /* the pool first: while it holds violators the working set is
+             * not final, and a pass over all groups would find them too */
+            if (ps->pool_count > 0)
+                added = price_pool(ps, ps->nu_act, tol, max_add);
+            if (added == 0) {
+                added =
+                    price_certify(ps, ps->nu_act, tol, max_add, b, w, lambda, &ps->kkt, &ps->gap);
+                ps->cert_done = added == 0;
+            }
         } else {
-            added = price(ps, ps->nu_act, tol, max_add);
+            /* a round that another pricing follows: the pool first, and all
+             * groups only when the pool holds no violator */
+            if (ps->ws_count > 0 && ps->pool_count > 0)
+                added = price_pool(ps, ps->nu_act, tol, max_add);
+            if (added == 0)
+                added = price(ps, ps->nu_act, tol, max_add);
         }
         if (added == 0 && exact)
             return 0;
@@ -695,6 +920,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
             wmax = fmax(wmax, w[ps->act_row[a]]);
         const double eps = 1e-3 * wmax / (double)ps->num_groups;
         clear_working_set(ps);
+        ps->center_zero = 0;
         for (int64_t j = 0; j < ps->J; ++j) {
             ps->center[j] = (double)ps->merged_weight[j] / (double)ps->num_groups;
             ps->in_ws[j] = 1;
@@ -730,9 +956,12 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
         certificate(ps, b, w, lambda_p > 0.0 ? lambda_p : 0.0, &ps->kkt, &ps->gap);
     if (!(lambda_p > 0.0)) {
         memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
+        ps->center_zero = 1;
         ps->have_dual = 0;
     }
     realize(ps, prob, y);
+    if (rc == 0)
+        remember_support_in_pool(ps);
     if (lambda_p > 0.0 && rc == 0) {
         memcpy(ps->memo_w, w, mbytes);
         memcpy(ps->memo_b, b, mbytes);

@@ -47,6 +47,8 @@
 #include "parnassus/deoverlap.h"
 #include "parnassus/problem.h"
 
+enum { PN_PSTEP_BLOCK = 2048 }; /* groups per call of the row sums */
+
 typedef struct pn_pstep {
     int32_t m, num_rules;
     int64_t num_groups;
@@ -71,6 +73,18 @@ typedef struct pn_pstep {
     int32_t *row_act;        /* m: active index or -1 */
     unsigned char *passive;  /* m_act: w = 0, nu fixed at 0 */
     int32_t *cols;           /* J x k_act: active index of group j in each kept rule */
+    /* The same in 16 bits when every active index fits (cols16_ok): the
+     * passes over all groups are bound by memory traffic, and these halve
+     * it. NULL when the problem has 65536 rows or more. */
+    uint16_t *cols16;
+    int cols16_ok;
+    /* The problem's row sums (problem.h) when every group is a raw input of
+     * its own and no rule is dropped: the passes over all groups then sum
+     * rows in space order instead of reading the columns. */
+    const pn_row_sums *row_sums;
+    int structured;
+    double *row_values; /* 2 m: a value (or two, interleaved) per global row */
+    double *block_sums; /* 2 PN_PSTEP_BLOCK: the sums of one block of groups */
     pn_merge_workspace *merge;
     /* dual state (global rows) for warm starts */
     double *nu; /* m */
@@ -83,12 +97,20 @@ typedef struct pn_pstep {
     unsigned char *in_ws; /* J */
     double *t, *qt;       /* per working-set position */
     double *center;       /* J: proximal centre r */
+    int center_zero;      /* every centre is 0 (lambda_p > 0): passes skip them */
     double *kappa;        /* per working-set position: line-search slopes */
     int64_t *support;     /* working-set positions with t > 0 */
     int64_t support_count;
     /* pricing */
     int32_t *cand;  /* J */
     double *cand_t; /* J */
+    /* Groups that held mass in earlier solves (merged ids, a ring of at
+     * most pool_cap): rounds that pricing will follow anyway look for
+     * violators among them first, since the music keeps coming back to
+     * them; the final pricing of every solve still scans all groups. */
+    int32_t *pool;
+    unsigned char *in_pool; /* J */
+    int64_t pool_cap, pool_count, pool_next;
     /* Newton */
     double *nu_act, *nu_try; /* m_act */
     double *grad, *dir;      /* m_act + 1 */

@@ -4,7 +4,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,127 +11,15 @@
 #include <jansson.h>
 
 #include "json_describe.h"
+#include "rules_reader.h"
 #include "text.h"
 
 #include "parnassus/deoverlap.h"
 
 /* ------------------------------------------------------------------------ */
-/* Messages */
-
-typedef struct reader {
-    const char *name; /* shown first in every message */
-    unsigned flags;   /* PN_RULES_* */
-    pn_error_info *info;
-} reader;
-
-/* "<name>: <path>: <reason>" as PN_ERR_PARSE. */
-static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...)
-{
-    char reason[PN_MESSAGE_SIZE];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
-    return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s: %s", rd->name, path, reason);
-}
-
-/* "PATH: expected WHAT, got <a description of v>" */
-static pn_error fail_type(const reader *rd, const char *path, const char *what, const json_t *v)
-{
-    char d[64];
-    pn_json_describe(v, d, sizeof d);
-    return fail_at(rd, path, "expected %s, got %s", what, d);
-}
-
-static pn_error out_of_memory(const reader *rd)
-{
-    return pn_fail(rd->info, PN_ERR_NOMEM, "%.200s: out of memory", rd->name);
-}
-
-/* A string from the file as shown in a message: '"' and '\' escaped,
- * control bytes as '?', cut to about 60 bytes. */
-static void show_text(const char *s, char *buf, size_t size)
-{
-    size_t o = 0;
-    for (size_t i = 0; s[i] != '\0'; ++i) {
-        if (o + 6 >= size || i >= 60) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            buf[o++] = '\\';
-            buf[o++] = (char)c;
-        } else if (c < 0x20 || c == 0x7f) {
-            buf[o++] = '?';
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
-}
-
-/* Rejects keys of obj not in the NULL-terminated list. */
-static pn_error check_keys(const reader *rd, const char *path, const json_t *obj,
-                           const char *const *allowed)
-{
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)obj, key, v)
-    {
-        int known = 0;
-        for (const char *const *a = allowed; *a; ++a)
-            if (strcmp(*a, key) == 0)
-                known = 1;
-        if (!known) {
-            char shown[80];
-            show_text(key, shown, sizeof shown);
-            return fail_at(rd, path, "unknown field \"%s\"", shown);
-        }
-    }
-    return PN_OK;
-}
-
-/* An integer field in [lo, hi]. */
-static pn_error get_int(const reader *rd, const char *path, const json_t *v, int lo, int hi,
-                        int *out)
-{
-    if (!json_is_integer(v)) {
-        return fail_type(rd, path, "an integer", v);
-    }
-    json_int_t x = json_integer_value(v);
-    if (x < lo || x > hi)
-        return fail_at(rd, path, "must be %d..%d, got %" JSON_INTEGER_FORMAT, lo, hi, x);
-    *out = (int)x;
-    return PN_OK;
-}
-
-/* A non-empty string field of at most PN_RULES_NAME_MAX bytes. */
-static pn_error get_name(const reader *rd, const char *path, const json_t *v, const char **out)
-{
-    if (!json_is_string(v)) {
-        return fail_type(rd, path, "a string", v);
-    }
-    size_t len = json_string_length(v);
-    if (len == 0)
-        return fail_at(rd, path, "must not be empty");
-    if (len > PN_RULES_NAME_MAX)
-        return fail_at(rd, path, "longer than %d bytes", PN_RULES_NAME_MAX);
-    *out = json_string_value(v);
-    return PN_OK;
-}
-
-/* ------------------------------------------------------------------------ */
 /* The space */
 
-static pn_error read_space(const reader *rd, const json_t *root, pn_space *space)
+static pn_error read_space(const pn_rr *rd, const json_t *root, pn_space *space)
 {
     const json_t *sp = json_object_get(root, "space");
     if (!sp) {
@@ -140,10 +27,10 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
         return PN_OK;
     }
     if (!json_is_object(sp)) {
-        return fail_type(rd, "space", "an object", sp);
+        return pn_rr_fail_type(rd, "space", "an object", sp);
     }
     static const char *const keys[] = {"voices", "low", "high", "ranges", NULL};
-    pn_error err = check_keys(rd, "space", sp, keys);
+    pn_error err = pn_rr_check_keys(rd, "space", sp, keys);
     if (err != PN_OK)
         return err;
 
@@ -152,46 +39,46 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
     const json_t *low = json_object_get(sp, "low");
     const json_t *high = json_object_get(sp, "high");
     int k = PN_SPACE_DEFAULT_VOICES;
-    if (voices && (err = get_int(rd, "space.voices", voices, 1, PN_SPACE_MAX_VOICES, &k)) != PN_OK)
+    if (voices && (err = pn_rr_get_int(rd, "space.voices", voices, 1, PN_SPACE_MAX_VOICES, &k)) != PN_OK)
         return err;
     int lo[PN_SPACE_MAX_VOICES] = {0}, hi[PN_SPACE_MAX_VOICES] = {0};
     char path[64];
     if (ranges) {
         if (low || high)
-            return fail_at(rd, "space", "give either \"ranges\" or \"low\"/\"high\", not both");
+            return pn_rr_fail_at(rd, "space", "give either \"ranges\" or \"low\"/\"high\", not both");
         if (!json_is_array(ranges)) {
-            return fail_type(rd, "space.ranges", "an array of [low, high] pairs", ranges);
+            return pn_rr_fail_type(rd, "space.ranges", "an array of [low, high] pairs", ranges);
         }
         size_t count = json_array_size(ranges);
         if (count < 1 || count > PN_SPACE_MAX_VOICES)
-            return fail_at(rd, "space.ranges", "must have 1..%d entries (one per voice), got %zu",
+            return pn_rr_fail_at(rd, "space.ranges", "must have 1..%d entries (one per voice), got %zu",
                            PN_SPACE_MAX_VOICES, count);
         if (voices && (size_t)k != count)
-            return fail_at(rd, "space.ranges", "has %zu entries but space.voices is %d", count, k);
+            return pn_rr_fail_at(rd, "space.ranges", "has %zu entries but space.voices is %d", count, k);
         k = (int)count;
         for (int v = 0; v < k; ++v) {
             const json_t *pair = json_array_get(ranges, (size_t)v);
             snprintf(path, sizeof path, "space.ranges[%d]", v);
             if (!json_is_array(pair) || json_array_size(pair) != 2)
-                return fail_at(rd, path, "expected a [low, high] pair of MIDI pitches");
+                return pn_rr_fail_at(rd, path, "expected a [low, high] pair of MIDI pitches");
             char p2[80];
             snprintf(p2, sizeof p2, "%s[0]", path);
-            if ((err = get_int(rd, p2, json_array_get(pair, 0), 0, 127, &lo[v])) != PN_OK)
+            if ((err = pn_rr_get_int(rd, p2, json_array_get(pair, 0), 0, 127, &lo[v])) != PN_OK)
                 return err;
             snprintf(p2, sizeof p2, "%s[1]", path);
-            if ((err = get_int(rd, p2, json_array_get(pair, 1), 0, 127, &hi[v])) != PN_OK)
+            if ((err = pn_rr_get_int(rd, p2, json_array_get(pair, 1), 0, 127, &hi[v])) != PN_OK)
                 return err;
             if (lo[v] > hi[v])
-                return fail_at(rd, path, "low %d is above high %d", lo[v], hi[v]);
+                return pn_rr_fail_at(rd, path, "low %d is above high %d", lo[v], hi[v]);
         }
     } else {
         int l = PN_SPACE_DEFAULT_LOW, h = PN_SPACE_DEFAULT_HIGH;
-        if (low && (err = get_int(rd, "space.low", low, 0, 127, &l)) != PN_OK)
+        if (low && (err = pn_rr_get_int(rd, "space.low", low, 0, 127, &l)) != PN_OK)
             return err;
-        if (high && (err = get_int(rd, "space.high", high, 0, 127, &h)) != PN_OK)
+        if (high && (err = pn_rr_get_int(rd, "space.high", high, 0, 127, &h)) != PN_OK)
             return err;
         if (l > h)
-            return fail_at(rd, "space", "low %d is above high %d", l, h);
+            return pn_rr_fail_at(rd, "space", "low %d is above high %d", l, h);
         for (int v = 0; v < k; ++v) {
             lo[v] = l;
             hi[v] = h;
@@ -200,22 +87,29 @@ static pn_error read_space(const reader *rd, const json_t *root, pn_space *space
     pn_error_info inner;
     err = pn_space_init(space, k, lo, hi, &inner);
     if (err != PN_OK)
-        return fail_at(rd, "space", "%s", inner.message);
+        return pn_rr_fail_at(rd, "space", "%s", inner.message);
     return PN_OK;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Rules */
 
+/* Frees what a context level owns (not the struct). */
+static void free_level(pn_rule_context *c)
+{
+    pn_feature_free(c->feature);
+    if (!c->table_borrowed)
+        pn_feature_table_free(c->table);
+    free(c->cell);
+    free(c->count);
+    free(c->row);
+}
+
 static void free_context(pn_rule_context *c)
 {
     if (!c)
         return;
-    pn_feature_free(c->feature);
-    pn_feature_table_free(c->table);
-    free(c->cell);
-    free(c->count);
-    free(c->row);
+    free_level(c);
     free(c);
 }
 
@@ -227,6 +121,9 @@ static void free_rule(pn_rule *r)
     pn_feature_table_free(r->table);
     free(r->target);
     free_context(r->context);
+    for (int32_t k = 0; k < r->num_refinements; ++k)
+        free_level(&r->refinements[k]);
+    free(r->refinements);
 }
 
 void pn_rule_set_free(pn_rule_set *rs)
@@ -236,33 +133,34 @@ void pn_rule_set_free(pn_rule_set *rs)
     for (int32_t i = 0; i < rs->num_rules; ++i)
         free_rule(&rs->rules[i]);
     free(rs->rules);
+    pn_rr_free_constraints(rs);
     free(rs->name);
     free(rs->description);
     free(rs);
 }
 
 /* Maps a failure of the feature module at `path` to a file error. */
-static pn_error inner_failure(const reader *rd, const char *path, const pn_error_info *inner)
+static pn_error inner_failure(const pn_rr *rd, const char *path, const pn_error_info *inner)
 {
     if (inner->code == PN_ERR_NOMEM)
-        return out_of_memory(rd);
-    return fail_at(rd, path, "%s", inner->message);
+        return pn_rr_out_of_memory(rd);
+    return pn_rr_fail_at(rd, path, "%s", inner->message);
 }
 
 /* Reads the distribution object at `path` over r's feature values into
  * target (m entries, zeroed here). */
-static pn_error read_distribution(const reader *rd, const char *path, const json_t *targets,
+static pn_error read_distribution(const pn_rr *rd, const char *path, const json_t *targets,
                                   const pn_rule *r, double *target)
 {
     char kpath[320];
     if (!json_is_object(targets)) {
-        return fail_type(rd, path, "an object mapping values to probabilities", targets);
+        return pn_rr_fail_type(rd, path, "an object mapping values to probabilities", targets);
     }
     const int32_t m = pn_feature_table_size(r->table);
     memset(target, 0, (size_t)m * sizeof *target);
     const char **owner = calloc((size_t)m, sizeof *owner);
     if (!owner)
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
     char ftext[PN_FEATURE_TEXT_MAX];
     pn_feature_to_string(r->feature, ftext, sizeof ftext);
     pn_error err = PN_OK;
@@ -272,13 +170,13 @@ static pn_error read_distribution(const reader *rd, const char *path, const json
     json_object_foreach((json_t *)(uintptr_t)targets, key, v)
     {
         char shown[80];
-        show_text(key, shown, sizeof shown);
+        pn_rr_show_text(key, shown, sizeof shown);
         snprintf(kpath, sizeof kpath, "%s[\"%s\"]", path, shown);
         int32_t cell = -1;
         pn_error_info inner;
         pn_error e = pn_feature_find_value(r->table, key, &cell, &inner);
         if (e == PN_ERR_INVALID) {
-            err = fail_at(rd, kpath, "%s never takes the value '%s'", ftext, shown);
+            err = pn_rr_fail_at(rd, kpath, "%s never takes the value '%s'", ftext, shown);
             break;
         }
         if (e != PN_OK) {
@@ -287,28 +185,28 @@ static pn_error read_distribution(const reader *rd, const char *path, const json
         }
         if (owner[cell]) {
             char first[80];
-            show_text(owner[cell], first, sizeof first);
-            err = fail_at(rd, kpath, "the same value as targets[\"%s\"]", first);
+            pn_rr_show_text(owner[cell], first, sizeof first);
+            err = pn_rr_fail_at(rd, kpath, "the same value as targets[\"%s\"]", first);
             break;
         }
         owner[cell] = key;
         if (!json_is_number(v)) {
             char d[64];
             pn_json_describe(v, d, sizeof d);
-            err = fail_at(rd, kpath, "expected a probability (a number), got %s", d);
+            err = pn_rr_fail_at(rd, kpath, "expected a probability (a number), got %s", d);
             break;
         }
         double p = json_number_value(v);
         if (!isfinite(p)) {
-            err = fail_at(rd, kpath, "probability is not finite");
+            err = pn_rr_fail_at(rd, kpath, "probability is not finite");
             break;
         }
         if (p < 0.0) {
-            err = fail_at(rd, kpath, "negative probability %.10g", p);
+            err = pn_rr_fail_at(rd, kpath, "negative probability %.10g", p);
             break;
         }
         if (p > 1.0 + PN_RULES_SUM_TOLERANCE) {
-            err = fail_at(rd, kpath, "probability %.10g is above 1", p);
+            err = pn_rr_fail_at(rd, kpath, "probability %.10g is above 1", p);
             break;
         }
         target[cell] = p;
@@ -318,18 +216,18 @@ static pn_error read_distribution(const reader *rd, const char *path, const json
     if (err != PN_OK)
         return err;
     if (!(fabs(sum - 1.0) <= PN_RULES_SUM_TOLERANCE))
-        return fail_at(rd, path, "probabilities sum to %.10g, not 1 (tolerance 1e-6)", sum);
+        return pn_rr_fail_at(rd, path, "probabilities sum to %.10g, not 1 (tolerance 1e-6)", sum);
     return PN_OK;
 }
 
 /* An optional non-negative finite number field. */
-static pn_error get_nonnegative(const reader *rd, const char *path, const json_t *v, double *out)
+static pn_error get_nonnegative(const pn_rr *rd, const char *path, const json_t *v, double *out)
 {
     if (!json_is_number(v))
-        return fail_type(rd, path, "a number", v);
+        return pn_rr_fail_type(rd, path, "a number", v);
     double x = json_number_value(v);
     if (!isfinite(x) || x < 0.0)
-        return fail_at(rd, path, "must be a finite number >= 0, got %.10g", x);
+        return pn_rr_fail_at(rd, path, "must be a finite number >= 0, got %.10g", x);
     *out = x;
     return PN_OK;
 }
@@ -346,16 +244,16 @@ static int compare_listed(const void *a, const void *b)
 }
 
 /* Reads one entry of "contexts": {"count": N, "targets": {...}}. */
-static pn_error read_context_entry(const reader *rd, const char *path, const json_t *entry,
+static pn_error read_context_entry(const pn_rr *rd, const char *path, const json_t *entry,
                                    const pn_rule *r, double *count, double *row)
 {
     if (!json_is_object(entry))
-        return fail_type(rd, path, "an object with \"targets\" and an optional \"count\"", entry);
+        return pn_rr_fail_type(rd, path, "an object with \"targets\" and an optional \"count\"", entry);
     static const char *const keys[] = {"count", "targets", NULL};
-    pn_error err = check_keys(rd, path, entry, keys);
+    pn_error err = pn_rr_check_keys(rd, path, entry, keys);
     if (err != PN_OK)
         return err;
-    char fpath[384];
+    char fpath[448];
     const json_t *jcount = json_object_get(entry, "count");
     *count = INFINITY;
     if (jcount) {
@@ -365,42 +263,62 @@ static pn_error read_context_entry(const reader *rd, const char *path, const jso
     }
     const json_t *targets = json_object_get(entry, "targets");
     if (!targets)
-        return fail_at(rd, path, "missing field \"targets\"");
+        return pn_rr_fail_at(rd, path, "missing field \"targets\"");
     snprintf(fpath, sizeof fpath, "%s.targets", path);
     return read_distribution(rd, fpath, targets, r, row);
 }
 
 /* Reads "context", "smoothing" and "contexts" of rules[index]. */
-static pn_error read_context(const reader *rd, const pn_rule_set *rs, size_t index,
-                             const json_t *obj, pn_rule *r)
+/* A table of psi over the space that an earlier context level already
+ * built (the same feature text), or NULL: rules that share a context share
+ * its table, which for the whole previous sonority is as large as the
+ * space. */
+static pn_feature_table *shared_table(const pn_rule_set *rs, size_t index, const pn_rule *r,
+                                      const char *text)
 {
-    char path[64], fpath[256];
-    snprintf(path, sizeof path, "rules[%zu]", index);
+    char other[PN_FEATURE_TEXT_MAX];
+    for (size_t i = 0; i <= index; ++i) {
+        const pn_rule *q = i < index ? &rs->rules[i] : r;
+        const int32_t levels = q->context ? 1 + q->num_refinements : 0;
+        for (int32_t k = 0; k < levels; ++k) {
+            const pn_rule_context *c = k == 0 ? q->context : &q->refinements[k - 1];
+            if (!c->feature || !c->table)
+                continue;
+            pn_feature_to_string(c->feature, other, sizeof other);
+            if (strcmp(other, text) == 0)
+                return c->table;
+        }
+    }
+    return NULL;
+}
+
+/* Reads one context level, the fields "context", "smoothing" and
+ * "contexts" of obj, into c; `path` names obj in messages. */
+static pn_error read_level(const pn_rr *rd, const pn_rule_set *rs, size_t index, const char *path,
+                           const json_t *obj, const pn_rule *r, pn_rule_context *c)
+{
+    char fpath[256];
     const json_t *jcontext = json_object_get(obj, "context");
     const json_t *jsmoothing = json_object_get(obj, "smoothing");
     const json_t *jcontexts = json_object_get(obj, "contexts");
-    if (!jcontext) {
-        if (jsmoothing || jcontexts) {
-            snprintf(fpath, sizeof fpath, "%s.%s", path, jsmoothing ? "smoothing" : "contexts");
-            return fail_at(rd, fpath, "only a rule with a \"context\" feature takes this field");
-        }
-        return PN_OK;
-    }
-    pn_rule_context *c = calloc(1, sizeof *c);
-    if (!c)
-        return out_of_memory(rd);
-    r->context = c;
     c->smoothing = PN_RULES_DEFAULT_SMOOTHING;
     pn_error err;
     snprintf(fpath, sizeof fpath, "%s.context", path);
     if (!json_is_string(jcontext))
-        return fail_type(rd, fpath, "a feature text", jcontext);
+        return pn_rr_fail_type(rd, fpath, "a feature text", jcontext);
     pn_error_info inner;
     if (pn_feature_parse(json_string_value(jcontext), rs->space.num_voices, &c->feature, &inner) !=
         PN_OK)
         return inner_failure(rd, fpath, &inner);
-    if (pn_feature_values(c->feature, &rs->space, &c->table, &inner) != PN_OK)
+    char ctext[PN_FEATURE_TEXT_MAX];
+    pn_feature_to_string(c->feature, ctext, sizeof ctext);
+    pn_feature_table *shared = shared_table(rs, index, r, ctext);
+    if (shared) {
+        c->table = shared;
+        c->table_borrowed = 1;
+    } else if (pn_feature_values(c->feature, &rs->space, &c->table, &inner) != PN_OK) {
         return inner_failure(rd, fpath, &inner);
+    }
     if (jsmoothing) {
         snprintf(fpath, sizeof fpath, "%s.smoothing", path);
         if ((err = get_nonnegative(rd, fpath, jsmoothing, &c->smoothing)) != PN_OK)
@@ -410,8 +328,8 @@ static pn_error read_context(const reader *rd, const pn_rule_set *rs, size_t ind
         return PN_OK;
     snprintf(fpath, sizeof fpath, "%s.contexts", path);
     if (!json_is_object(jcontexts))
-        return fail_type(rd, fpath, "an object mapping context values to distributions",
-                         jcontexts);
+        return pn_rr_fail_type(rd, fpath, "an object mapping context values to distributions",
+                               jcontexts);
 
     const size_t count = json_object_size(jcontexts);
     const size_t m = (size_t)pn_feature_table_size(r->table);
@@ -427,23 +345,22 @@ static pn_error read_context(const reader *rd, const pn_rule_set *rs, size_t ind
     c->row = malloc(count * m * sizeof *c->row);
     err = PN_OK;
     if (!listed || !counts || !rows || !owner || !c->cell || !c->count || !c->row) {
-        err = out_of_memory(rd);
+        err = pn_rr_out_of_memory(rd);
         goto done;
     }
-    char ctext[PN_FEATURE_TEXT_MAX];
-    pn_feature_to_string(c->feature, ctext, sizeof ctext);
     size_t i = 0;
     const char *key;
     const json_t *entry;
     json_object_foreach((json_t *)(uintptr_t)jcontexts, key, entry)
     {
-        char shown[80], kpath[320];
-        show_text(key, shown, sizeof shown);
+        char shown[80], kpath[384];
+        pn_rr_show_text(key, shown, sizeof shown);
         snprintf(kpath, sizeof kpath, "%s.contexts[\"%s\"]", path, shown);
         int32_t cell = -1;
         pn_error e = pn_feature_find_value(c->table, key, &cell, &inner);
         if (e == PN_ERR_INVALID) {
-            err = fail_at(rd, kpath, "the context %s never takes the value '%s'", ctext, shown);
+            err = pn_rr_fail_at(rd, kpath, "the context %s never takes the value '%s'", ctext,
+                                shown);
             goto done;
         }
         if (e != PN_OK) {
@@ -452,8 +369,8 @@ static pn_error read_context(const reader *rd, const pn_rule_set *rs, size_t ind
         }
         if (owner[cell]) {
             char first[80];
-            show_text(owner[cell], first, sizeof first);
-            err = fail_at(rd, kpath, "the same context value as contexts[\"%s\"]", first);
+            pn_rr_show_text(owner[cell], first, sizeof first);
+            err = pn_rr_fail_at(rd, kpath, "the same context value as contexts[\"%s\"]", first);
             goto done;
         }
         owner[cell] = key;
@@ -479,6 +396,68 @@ done:
     return err;
 }
 
+/* The rule's "refinements": finer context levels, each an object with
+ * "context", "smoothing" and "contexts". */
+static pn_error read_refinements(const pn_rr *rd, const pn_rule_set *rs, size_t index,
+                                 const char *path, const json_t *list, pn_rule *r)
+{
+    char fpath[96];
+    snprintf(fpath, sizeof fpath, "%s.refinements", path);
+    if (!json_is_array(list))
+        return pn_rr_fail_type(rd, fpath, "an array of finer contexts", list);
+    const size_t count = json_array_size(list);
+    if (count > PN_RULES_MAX_REFINEMENTS)
+        return pn_rr_fail_at(rd, fpath, "%zu levels, at most %d are allowed", count,
+                             PN_RULES_MAX_REFINEMENTS);
+    if (count == 0)
+        return PN_OK;
+    if (!(r->refinements = calloc(count, sizeof *r->refinements)))
+        return pn_rr_out_of_memory(rd);
+    for (size_t k = 0; k < count; ++k) {
+        char kpath[128];
+        snprintf(kpath, sizeof kpath, "%s[%zu]", fpath, k);
+        const json_t *level = json_array_get(list, k);
+        if (!json_is_object(level))
+            return pn_rr_fail_type(rd, kpath, "a context level object", level);
+        static const char *const keys[] = {"context", "smoothing", "contexts", NULL};
+        pn_error err = pn_rr_check_keys(rd, kpath, level, keys);
+        if (err != PN_OK)
+            return err;
+        if (!json_object_get(level, "context"))
+            return pn_rr_fail_at(rd, kpath, "missing field \"context\"");
+        /* counted before reading, so a failed level is freed with the rule */
+        r->num_refinements = (int32_t)k + 1;
+        if ((err = read_level(rd, rs, index, kpath, level, r, &r->refinements[k])) != PN_OK)
+            return err;
+    }
+    return PN_OK;
+}
+
+static pn_error read_context(const pn_rr *rd, const pn_rule_set *rs, size_t index,
+                             const json_t *obj, pn_rule *r)
+{
+    char path[64], fpath[96];
+    snprintf(path, sizeof path, "rules[%zu]", index);
+    const json_t *jcontext = json_object_get(obj, "context");
+    if (!jcontext) {
+        static const char *const only[] = {"smoothing", "contexts", "refinements"};
+        for (size_t i = 0; i < sizeof only / sizeof *only; ++i)
+            if (json_object_get(obj, only[i])) {
+                snprintf(fpath, sizeof fpath, "%s.%s", path, only[i]);
+                return pn_rr_fail_at(rd, fpath,
+                                     "only a rule with a \"context\" feature takes this field");
+            }
+        return PN_OK;
+    }
+    if (!(r->context = calloc(1, sizeof *r->context)))
+        return pn_rr_out_of_memory(rd);
+    pn_error err = read_level(rd, rs, index, path, obj, r, r->context);
+    if (err != PN_OK)
+        return err;
+    const json_t *refinements = json_object_get(obj, "refinements");
+    return refinements ? read_refinements(rd, rs, index, path, refinements, r) : PN_OK;
+}
+
 /* Uniform targets, for a rule of a feature file that gives none. */
 static void uniform_targets(double *target, int32_t m)
 {
@@ -486,17 +465,18 @@ static void uniform_targets(double *target, int32_t m)
         target[i] = 1.0 / (double)m;
 }
 
-static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index, const json_t *obj,
+static pn_error read_rule(const pn_rr *rd, const pn_rule_set *rs, size_t index, const json_t *obj,
                           pn_rule *r)
 {
     char path[64], fpath[96];
     snprintf(path, sizeof path, "rules[%zu]", index);
     if (!json_is_object(obj)) {
-        return fail_type(rd, path, "a rule object", obj);
+        return pn_rr_fail_type(rd, path, "a rule object", obj);
     }
-    static const char *const keys[] = {"name",      "feature",  "targets", "description",
-                                       "context",   "smoothing", "contexts", NULL};
-    pn_error err = check_keys(rd, path, obj, keys);
+    static const char *const keys[] = {"name",    "feature",   "targets",  "description",
+                                       "context", "smoothing", "contexts", "refinements",
+                                       NULL};
+    pn_error err = pn_rr_check_keys(rd, path, obj, keys);
     if (err != PN_OK)
         return err;
 
@@ -504,32 +484,32 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     static const char *const required[] = {"name", "feature", "targets"};
     for (size_t i = 0; i < sizeof required / sizeof *required - (size_t)targets_optional; ++i)
         if (!json_object_get(obj, required[i]))
-            return fail_at(rd, path, "missing field \"%s\"", required[i]);
+            return pn_rr_fail_at(rd, path, "missing field \"%s\"", required[i]);
     const json_t *desc = json_object_get(obj, "description");
     if (desc && !json_is_string(desc)) {
         snprintf(fpath, sizeof fpath, "%s.description", path);
-        return fail_at(rd, fpath, "expected a string");
+        return pn_rr_fail_at(rd, fpath, "expected a string");
     }
     if (desc && !(r->description = pn_copy_string(json_string_value(desc))))
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
 
     const char *name = NULL;
     snprintf(fpath, sizeof fpath, "%s.name", path);
-    if ((err = get_name(rd, fpath, json_object_get(obj, "name"), &name)) != PN_OK)
+    if ((err = pn_rr_get_name(rd, fpath, json_object_get(obj, "name"), &name)) != PN_OK)
         return err;
     for (size_t j = 0; j < index; ++j)
         if (strcmp(rs->rules[j].name, name) == 0) {
             char shown[80];
-            show_text(name, shown, sizeof shown);
-            return fail_at(rd, fpath, "duplicate rule name \"%s\" (also rules[%zu])", shown, j);
+            pn_rr_show_text(name, shown, sizeof shown);
+            return pn_rr_fail_at(rd, fpath, "duplicate rule name \"%s\" (also rules[%zu])", shown, j);
         }
     if (!(r->name = pn_copy_string(name)))
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
 
     const json_t *feature = json_object_get(obj, "feature");
     snprintf(fpath, sizeof fpath, "%s.feature", path);
     if (!json_is_string(feature)) {
-        return fail_type(rd, fpath, "a feature text", feature);
+        return pn_rr_fail_type(rd, fpath, "a feature text", feature);
     }
     pn_error_info inner;
     if (pn_feature_parse(json_string_value(feature), rs->space.num_voices, &r->feature, &inner) !=
@@ -540,7 +520,7 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
 
     const int32_t m = pn_feature_table_size(r->table);
     if (!(r->target = calloc((size_t)m, sizeof *r->target)))
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
     const json_t *targets = json_object_get(obj, "targets");
     snprintf(fpath, sizeof fpath, "%s.targets", path);
     if (targets)
@@ -552,7 +532,7 @@ static pn_error read_rule(const reader *rd, const pn_rule_set *rs, size_t index,
     return read_context(rd, rs, index, obj, r);
 }
 
-static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **out)
+static pn_error from_json(const pn_rr *rd, const json_t *root, pn_rule_set **out)
 {
     if (!json_is_object(root)) {
         char d[64];
@@ -560,33 +540,44 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
         return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: expected a JSON object, got %s", rd->name,
                        d);
     }
-    static const char *const keys[] = {"format", "name", "description", "space", "rules", NULL};
-    pn_error err = check_keys(rd, "(top level)", root, keys);
+    static const char *const keys[] = {"format", "name",  "description", "lambda_p",
+                                       "space",  "rules", "constraints", NULL};
+    pn_error err = pn_rr_check_keys(rd, "(top level)", root, keys);
     if (err != PN_OK)
         return err;
 
     const json_t *format = json_object_get(root, "format");
     if (!format)
-        return fail_at(rd, "format", "missing field, expected \"%s\"", PN_RULES_FORMAT);
+        return pn_rr_fail_at(rd, "format", "missing field, expected \"%s\"", PN_RULES_FORMAT);
     if (!json_is_string(format)) {
         char d[64];
         pn_json_describe(format, d, sizeof d);
-        return fail_at(rd, "format", "expected \"%s\", got %s", PN_RULES_FORMAT, d);
+        return pn_rr_fail_at(rd, "format", "expected \"%s\", got %s", PN_RULES_FORMAT, d);
     }
     if (strcmp(json_string_value(format), PN_RULES_FORMAT) != 0) {
         char shown[80];
-        show_text(json_string_value(format), shown, sizeof shown);
-        return fail_at(rd, "format", "expected \"%s\", got \"%s\"", PN_RULES_FORMAT, shown);
+        pn_rr_show_text(json_string_value(format), shown, sizeof shown);
+        return pn_rr_fail_at(rd, "format", "expected \"%s\", got \"%s\"", PN_RULES_FORMAT, shown);
     }
     const json_t *jname = json_object_get(root, "name");
     if (!jname)
-        return fail_at(rd, "name", "missing field");
+        return pn_rr_fail_at(rd, "name", "missing field");
     const char *name = NULL;
-    if ((err = get_name(rd, "name", jname, &name)) != PN_OK)
+    if ((err = pn_rr_get_name(rd, "name", jname, &name)) != PN_OK)
         return err;
     const json_t *desc = json_object_get(root, "description");
     if (desc && !json_is_string(desc))
-        return fail_at(rd, "description", "expected a string");
+        return pn_rr_fail_at(rd, "description", "expected a string");
+
+    const json_t *jlambda = json_object_get(root, "lambda_p");
+    double lambda_p = 0.0;
+    if (jlambda) {
+        if (!json_is_number(jlambda))
+            return pn_rr_fail_type(rd, "lambda_p", "a number", jlambda);
+        lambda_p = json_number_value(jlambda);
+        if (!(lambda_p > 0.0 && lambda_p <= 1.0))
+            return pn_rr_fail_at(rd, "lambda_p", "must be a number in (0, 1], got %g", lambda_p);
+    }
 
     pn_space space;
     if ((err = read_space(rd, root, &space)) != PN_OK)
@@ -594,27 +585,28 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
 
     const json_t *rules = json_object_get(root, "rules");
     if (!rules)
-        return fail_at(rd, "rules", "missing field");
+        return pn_rr_fail_at(rd, "rules", "missing field");
     if (!json_is_array(rules)) {
-        return fail_type(rd, "rules", "an array of rules", rules);
+        return pn_rr_fail_type(rd, "rules", "an array of rules", rules);
     }
     size_t count = json_array_size(rules);
     if (count == 0)
-        return fail_at(rd, "rules", "empty list, a rule set needs at least one rule");
+        return pn_rr_fail_at(rd, "rules", "empty list, a rule set needs at least one rule");
     if (count > PN_RULES_MAX_RULES)
-        return fail_at(rd, "rules", "%zu rules, at most %d are allowed", count, PN_RULES_MAX_RULES);
+        return pn_rr_fail_at(rd, "rules", "%zu rules, at most %d are allowed", count, PN_RULES_MAX_RULES);
 
     pn_rule_set *rs = calloc(1, sizeof *rs);
     if (!rs)
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
     rs->space = space;
+    rs->lambda_p = lambda_p;
     rs->name = pn_copy_string(name);
     rs->rules = calloc(count, sizeof *rs->rules);
     if (desc)
         rs->description = pn_copy_string(json_string_value(desc));
     if (!rs->name || !rs->rules || (desc && !rs->description)) {
         pn_rule_set_free(rs);
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
     }
     for (size_t i = 0; i < count; ++i) {
         /* counted before reading, so a failed rule is freed with the set */
@@ -625,16 +617,20 @@ static pn_error from_json(const reader *rd, const json_t *root, pn_rule_set **ou
             return err;
         }
     }
+    if ((err = pn_rr_read_constraints(rd, json_object_get(root, "constraints"), rs)) != PN_OK) {
+        pn_rule_set_free(rs);
+        return err;
+    }
     *out = rs;
     return PN_OK;
 }
 
 /* Maps a jansson decoding failure to an error. */
-static pn_error decode_failure(const reader *rd, const json_error_t *je)
+static pn_error decode_failure(const pn_rr *rd, const json_error_t *je)
 {
     switch (json_error_code(je)) {
     case json_error_out_of_memory:
-        return out_of_memory(rd);
+        return pn_rr_out_of_memory(rd);
     case json_error_cannot_open_file:
         return pn_fail(rd->info, PN_ERR_IO, "%.200s: %s", rd->name, je->text);
     default:
@@ -646,7 +642,7 @@ static pn_error decode_failure(const reader *rd, const json_error_t *je)
     return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s", rd->name, je->text);
 }
 
-static pn_error parse_root(const reader *rd, json_t *root, const json_error_t *je,
+static pn_error parse_root(const pn_rr *rd, json_t *root, const json_error_t *je,
                            pn_rule_set **out)
 {
     if (!root)
@@ -662,7 +658,7 @@ pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsig
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_parse: out is NULL");
     *out = NULL;
-    reader rd = {name ? name : "rules", flags, info};
+    pn_rr rd = {name ? name : "rules", flags, info};
     if (!text && len > 0)
         return pn_fail(info, PN_ERR_INVALID, "%.200s: text is NULL", rd.name);
     json_error_t je;
@@ -684,7 +680,7 @@ pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out,
     *out = NULL;
     if (!path)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: path is NULL");
-    reader rd = {path, flags, info};
+    pn_rr rd = {path, flags, info};
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     return parse_root(&rd, root, &je, out);
@@ -697,6 +693,32 @@ pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
 
 /* ------------------------------------------------------------------------ */
 /* The problem */
+
+static void run_row_sums(void *ctx, const double *v, int nv, int64_t first, int64_t count,
+                         double *out)
+{
+    pn_feature_sums_run(ctx, v, nv, first, count, out);
+}
+
+static void free_row_sums(void *ctx)
+{
+    pn_feature_sums_free(ctx);
+}
+
+/* Every sonority is a group of its own, numbered in space order (the
+ * de-overlap numbers groups by first appearance): the solver's passes over
+ * all groups can sum rows from the feature tables in space order. */
+static pn_error attach_row_sums(pn_problem *prob, const pn_feature_set *set, pn_error_info *info)
+{
+    pn_feature_sums *sums = NULL;
+    pn_error err = pn_feature_sums_create(set, prob->rule_start, &sums, info);
+    if (err != PN_OK)
+        return err;
+    prob->row_sums.run = run_row_sums;
+    prob->row_sums.ctx = sums;
+    prob->row_sums.free_ctx = free_row_sums;
+    return PN_OK;
+}
 
 pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
                                 pn_error_info *info)
@@ -748,6 +770,8 @@ pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t
         err = pn_deoverlap_map(prob, pn_feature_cells, &set, group_of, info);
     else
         err = pn_deoverlap(prob, pn_feature_cells, &set, info);
+    if (err == PN_OK && prob->num_groups == n)
+        err = attach_row_sums(prob, &set, info);
 done:
     if (err != PN_OK) {
         pn_problem_free(prob);
@@ -820,12 +844,38 @@ void pn_rule_targets_for_cell(const pn_rule *rule, int32_t context_cell, double 
         out[j] = a * row[j] + b * rule->target[j];
 }
 
+/* Moves out (m entries, the targets of the coarser levels) toward the
+ * listed row of level c for the previous sonority, if there is one. */
+static pn_error refine(const pn_rule_context *c, int32_t m, const int *previous, double *out,
+                       pn_error_info *info)
+{
+    int32_t cell = -1;
+    pn_error err = pn_feature_cell_of(c->table, previous, &cell, info);
+    if (err != PN_OK)
+        return err;
+    const int32_t i = find_listed(c, cell);
+    if (i < 0)
+        return PN_OK;
+    const double *row = c->row + (size_t)i * (size_t)m;
+    const double count = c->count[i];
+    const double total = count + c->smoothing;
+    if (isinf(count)) {
+        memcpy(out, row, (size_t)m * sizeof *out);
+    } else if (total > 0.0) {
+        const double a = count / total, keep = c->smoothing / total;
+        for (int32_t j = 0; j < m; ++j)
+            out[j] = a * row[j] + keep * out[j];
+    }
+    return PN_OK;
+}
+
 pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
                           pn_error_info *info)
 {
     double *out = b;
     for (int32_t r = 0; r < rs->num_rules; ++r) {
         const pn_rule *rule = &rs->rules[r];
+        const int32_t m = pn_feature_table_size(rule->table);
         int32_t cell = -1;
         if (rule->context && previous) {
             pn_error err = pn_feature_cell_of(rule->context->table, previous, &cell, info);
@@ -833,7 +883,12 @@ pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
                 return err;
         }
         pn_rule_targets_for_cell(rule, cell, out);
-        out += pn_feature_table_size(rule->table);
+        for (int32_t k = 0; previous && k < rule->num_refinements; ++k) {
+            pn_error err = refine(&rule->refinements[k], m, previous, out, info);
+            if (err != PN_OK)
+                return err;
+        }
+        out += m;
     }
     return PN_OK;
 }

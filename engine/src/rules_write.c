@@ -99,6 +99,8 @@ static pn_error check_set(const writer *w)
         return err;
     if (!rs->name || rs->name[0] == '\0')
         return pn_fail(w->info, PN_ERR_INVALID, "%.200s: the set has no name", w->name);
+    if (rs->lambda_p != 0.0 && !(rs->lambda_p > 0.0 && rs->lambda_p <= 1.0))
+        return pn_fail(w->info, PN_ERR_INVALID, "%.200s: lambda_p is not in (0, 1]", w->name);
     for (int32_t r = 0; r < rs->num_rules; ++r) {
         const pn_rule *rule = &rs->rules[r];
         if (!rule->name || !rule->feature || !rule->table || !rule->target)
@@ -112,20 +114,34 @@ static pn_error check_set(const writer *w)
         const int32_t m = pn_feature_table_size(rule->table);
         if (!all_finite(rule->target, (size_t)m))
             return bad_rule(w, r, "a target is not a finite number");
-        const pn_rule_context *c = rule->context;
-        if (!c)
+        if (!rule->context)
             continue;
-        if (!c->feature || !c->table || c->num_rows < 0 ||
-            (c->num_rows > 0 && (!c->cell || !c->count || !c->row)))
-            return bad_rule(w, r, "incomplete context");
-        if (!(c->smoothing >= 0.0) || !isfinite(c->smoothing))
-            return bad_rule(w, r, "the smoothing is not a finite number >= 0");
-        if (!all_finite(c->row, (size_t)c->num_rows * (size_t)m))
-            return bad_rule(w, r, "a context target is not a finite number");
-        for (int32_t j = 0; j < c->num_rows; ++j)
-            /* INFINITY means "no count given" and is left out */
-            if (!(c->count[j] >= 0.0))
-                return bad_rule(w, r, "a context count is not a number >= 0");
+        for (int32_t k = 0; k <= rule->num_refinements; ++k) {
+            const pn_rule_context *c = k == 0 ? rule->context : &rule->refinements[k - 1];
+            if (!c->feature || !c->table || c->num_rows < 0 ||
+                (c->num_rows > 0 && (!c->cell || !c->count || !c->row)))
+                return bad_rule(w, r, "incomplete context");
+            if (!(c->smoothing >= 0.0) || !isfinite(c->smoothing))
+                return bad_rule(w, r, "the smoothing is not a finite number >= 0");
+            if (!all_finite(c->row, (size_t)c->num_rows * (size_t)m))
+                return bad_rule(w, r, "a context target is not a finite number");
+            for (int32_t j = 0; j < c->num_rows; ++j)
+                /* INFINITY means "no count given" and is left out */
+                if (!(c->count[j] >= 0.0))
+                    return bad_rule(w, r, "a context count is not a number >= 0");
+        }
+    }
+    for (int32_t i = 0; i < rs->num_constraints; ++i) {
+        const pn_constraint *c = &rs->constraints[i];
+        if (!c->name || c->name[0] == '\0')
+            return pn_fail(w->info, PN_ERR_INVALID, "%.200s: constraints[%d]: no name", w->name,
+                           (int)i);
+        snprintf(what, sizeof what, "constraints[%d].name", (int)i);
+        if ((err = check_text(w, what, c->name)) != PN_OK)
+            return err;
+        snprintf(what, sizeof what, "constraints[%d].description", (int)i);
+        if ((err = check_text(w, what, c->description)) != PN_OK)
+            return err;
     }
     return PN_OK;
 }
@@ -250,23 +266,24 @@ static void put_space(FILE *out, const pn_space *sp)
     fputs("] },\n", out);
 }
 
-static void put_context(FILE *out, const pn_rule *rule)
+/* One context level: "context", "smoothing" and the listed "contexts",
+ * each field on a line indented by `indent`. */
+static void put_level(FILE *out, const pn_rule *rule, const pn_rule_context *c, int indent)
 {
-    const pn_rule_context *c = rule->context;
     char text[PN_FEATURE_TEXT_MAX];
     pn_feature_to_string(c->feature, text, sizeof text);
-    fputs(",\n      \"context\": ", out);
+    fprintf(out, "\"context\": ");
     put_string(out, text);
     fputs(", \"smoothing\": ", out);
     put_number(out, c->smoothing);
     if (c->num_rows == 0)
         return;
-    fputs(",\n      \"contexts\": {\n", out);
+    fprintf(out, ",\n%*s\"contexts\": {\n", indent, "");
     const size_t m = (size_t)pn_feature_table_size(rule->table);
     for (int32_t j = 0; j < c->num_rows; ++j) {
         char value[PN_FEATURE_VALUE_TEXT_MAX];
         pn_feature_value_text(c->table, c->cell[j], value, sizeof value);
-        fprintf(out, "        \"%s\": { ", value);
+        fprintf(out, "%*s\"%s\": { ", indent + 2, "", value);
         if (!isinf(c->count[j])) {
             fputs("\"count\": ", out);
             put_number(out, c->count[j]);
@@ -276,7 +293,22 @@ static void put_context(FILE *out, const pn_rule *rule)
         put_distribution(out, rule->table, c->row + (size_t)j * m, 0, 0, 0);
         fputs(j + 1 < c->num_rows ? " },\n" : " }\n", out);
     }
-    fputs("      }", out);
+    fprintf(out, "%*s}", indent, "");
+}
+
+static void put_context(FILE *out, const pn_rule *rule)
+{
+    fputs(",\n      ", out);
+    put_level(out, rule, rule->context, 6);
+    if (rule->num_refinements == 0)
+        return;
+    fputs(",\n      \"refinements\": [\n", out);
+    for (int32_t k = 0; k < rule->num_refinements; ++k) {
+        fputs("        { ", out);
+        put_level(out, rule, &rule->refinements[k], 10);
+        fputs(k + 1 < rule->num_refinements ? " },\n" : " }\n", out);
+    }
+    fputs("      ]", out);
 }
 
 static void put_rule(FILE *out, const pn_rule *rule, int last)
@@ -295,6 +327,33 @@ static void put_rule(FILE *out, const pn_rule *rule, int last)
     put_distribution(out, rule->table, rule->target, strlen("      \"targets\": "), 1, 8);
     if (rule->context)
         put_context(out, rule);
+    fputs(last ? " }\n" : " },\n", out);
+}
+
+static void put_constraint(FILE *out, const pn_constraint *c, int last)
+{
+    fputs("    { \"name\": ", out);
+    put_string(out, c->name);
+    fprintf(out, ", \"kind\": \"%s\", \"intervals\": [", pn_constraint_kind_name(c->kind));
+    const char *sep = "";
+    for (int ic = 0; ic < 12; ++ic)
+        if (c->intervals & (1u << ic)) {
+            fprintf(out, "%s%d", sep, ic);
+            sep = ", ";
+        }
+    fputs("]", out);
+    if (c->kind == PN_CONSTRAINT_HIDDEN)
+        fprintf(out, ", \"leap\": %d", c->leap);
+    if (c->pairs_given) {
+        fputs(", \"voices\": [", out);
+        for (int32_t k = 0; k < c->num_pairs; ++k)
+            fprintf(out, "%s[%d, %d]", k > 0 ? ", " : "", c->pair[k][0] + 1, c->pair[k][1] + 1);
+        fputs("]", out);
+    }
+    if (c->description) {
+        fputs(",\n      \"description\": ", out);
+        put_string(out, c->description);
+    }
     fputs(last ? " }\n" : " },\n", out);
 }
 
@@ -317,10 +376,20 @@ pn_error pn_rules_write(const pn_rule_set *rs, FILE *out, const char *name, pn_e
         put_string(out, rs->description);
         fputs(",\n", out);
     }
+    if (rs->lambda_p > 0.0) {
+        fputs("  \"lambda_p\": ", out);
+        put_number(out, rs->lambda_p);
+        fputs(",\n", out);
+    }
     put_space(out, &rs->space);
     fputs("  \"rules\": [\n", out);
     for (int32_t r = 0; r < rs->num_rules; ++r)
         put_rule(out, &rs->rules[r], r + 1 == rs->num_rules);
+    if (rs->num_constraints > 0) {
+        fputs("  ],\n  \"constraints\": [\n", out);
+        for (int32_t i = 0; i < rs->num_constraints; ++i)
+            put_constraint(out, &rs->constraints[i], i + 1 == rs->num_constraints);
+    }
     fputs("  ]\n}\n", out);
     if (fflush(out) != 0 || ferror(out))
         return pn_fail(info, PN_ERR_IO, "%.200s: cannot write the rule set", w.name);

@@ -446,10 +446,11 @@ enum { BLOCK = 32 }; /* draws in flight in pn_sampler_draw_many */
 
 struct pn_sampler {
     const pn_group_index *index;
-    int64_t n;         /* columns (groups); 0 until masses are set */
+    int64_t n;         /* columns: the groups with mass; 0 until masses are set */
     alias_column *col; /* K' */
     double *scaled;    /* K': scratch of the rebuild */
     int32_t *work;     /* K': scratch of the rebuild */
+    int32_t *support;  /* K': the groups with mass, in order (column i is support[i]) */
 };
 
 pn_error pn_sampler_create(const pn_problem *prob, const pn_group_index *index, pn_sampler **out,
@@ -475,7 +476,8 @@ pn_error pn_sampler_create(const pn_problem *prob, const pn_group_index *index, 
     s->col = malloc(G * sizeof *s->col);
     s->scaled = malloc(G * sizeof *s->scaled);
     s->work = malloc(G * sizeof *s->work);
-    if (!s->col || !s->scaled || !s->work) {
+    s->support = malloc(G * sizeof *s->support);
+    if (!s->col || !s->scaled || !s->work || !s->support) {
         pn_sampler_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for a sampler over %zu groups", G);
     }
@@ -490,6 +492,7 @@ void pn_sampler_free(pn_sampler *sampler)
     free(sampler->col);
     free(sampler->scaled);
     free(sampler->work);
+    free(sampler->support);
     free(sampler);
 }
 
@@ -503,22 +506,29 @@ pn_error pn_sampler_set_q(pn_sampler *sampler, const double *q, pn_error_info *i
         return pn_fail(info, PN_ERR_INVALID, "sampler: a mass is negative or not finite");
     if (!(total > 0.0) || !isfinite(total))
         return pn_fail(info, PN_ERR_INVALID, "sampler: masses sum to %g", total);
-    for (int64_t k = 0; k < G; ++k)
-        if (q[k] > 0.0 && index->start[k + 1] == index->start[k])
+    /* the table covers the groups with mass only: a realization's support
+     * is a small part of the groups, and so is the rebuild */
+    int64_t S = 0;
+    for (int64_t k = 0; k < G; ++k) {
+        if (!(q[k] > 0.0))
+            continue;
+        if (index->start[k + 1] == index->start[k])
             return pn_fail(info, PN_ERR_INVALID,
                            "sampler: mass %g on group %" PRId64 ", which is empty", q[k], k);
-    memcpy(sampler->scaled, q, (size_t)G * sizeof *q);
-    alias_fill(sampler->col, sampler->scaled, G, total, sampler->work);
+        sampler->support[S] = (int32_t)k;
+        sampler->scaled[S++] = q[k];
+    }
+    alias_fill(sampler->col, sampler->scaled, S, total, sampler->work);
     /* outcome -> group -> its members */
-    for (int64_t i = 0; i < G; ++i) {
+    for (int64_t i = 0; i < S; ++i) {
         alias_column *c = sampler->col + i;
         for (int o = 0; o < 2; ++o) {
-            const uint32_t k = c->first[o];
+            const int32_t k = sampler->support[c->first[o]];
             c->first[o] = (uint32_t)index->start[k];
             c->count[o] = (uint32_t)(index->start[k + 1] - index->start[k]);
         }
     }
-    sampler->n = G;
+    sampler->n = S;
     return PN_OK;
 }
 

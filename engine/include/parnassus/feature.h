@@ -61,7 +61,7 @@ void pn_feature_free(pn_feature *f);
  * text parses back to the same feature. */
 size_t pn_feature_to_string(const pn_feature *f, char *buf, size_t len);
 
-/* Length of the feature's values (window length minus one per diff). */
+/* Length of the feature's values (window length minus one per diff or rel). */
 int pn_feature_length(const pn_feature *f);
 
 /* Number of voices the feature was parsed for. */
@@ -136,6 +136,30 @@ pn_error pn_feature_set_check(const pn_feature_set *set, pn_error_info *info);
  * tables[rule] for sonorities first .. first+count-1. Returns nonzero for a
  * rule or range out of bounds or a table built for another space. */
 int pn_feature_cells(void *ctx, int32_t rule, int64_t first, int64_t count, int32_t *cells);
+
+/* ---- sums over the rows of every sonority ----
+ *
+ * For the solver's passes over all groups when every sonority is a group
+ * of its own: rule r owns rows first_row(r) + cell, and the sum over the
+ * rules of a value per row is wanted for every sonority in order. Walking
+ * the space, the rules whose window leaves out the last voice (the bass)
+ * are summed once per run of that voice; only the others are read per
+ * sonority (pn_problem's row sums). */
+
+typedef struct pn_feature_sums pn_feature_sums;
+
+/* For the tables of set (borrowed: they must outlive the object), rule r
+ * owning rows rule_start[r] + cell. */
+pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_start,
+                                pn_feature_sums **out, pn_error_info *info);
+void pn_feature_sums_free(pn_feature_sums *s);
+
+/* out[i * nv + c] = sum over rules r of v[(rule_start[r] + cell_r(first + i)) * nv + c] for
+ * i < count and c < nv (1 or 2): nv values per row, interleaved. Sonorities
+ * first .. first + count - 1 must lie in the space. Allocation-free; uses
+ * scratch of s, so one thread at a time. */
+void pn_feature_sums_run(pn_feature_sums *s, const double *v, int nv, int64_t first,
+                         int64_t count, double *out);
 
 #ifdef __cplusplus
 }

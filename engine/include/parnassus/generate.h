@@ -52,11 +52,18 @@ pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alp
                              const int *previous, pn_error_info *info);
 
 /* A sonority drawn from the current realization into pitches (k entries,
- * PN_REST for a rest). Returns its index x in the space. */
-int64_t pn_generator_draw(const pn_generator *gen, pn_rng *rng, int *pitches);
+ * PN_REST for a rest), conditioned on the rule set's constraints (the move
+ * from the current context keeps them): draws are repeated up to
+ * PN_CONSTRAINT_TRIES times, then the last one is kept and counted in
+ * pn_generator_constraint_misses(). Returns its index x in the space. */
+int64_t pn_generator_draw(pn_generator *gen, pn_rng *rng, int *pitches);
+
+/* Draws that kept a move breaking the constraints (see pn_generator_draw). */
+uint64_t pn_generator_constraint_misses(const pn_generator *gen);
 
 /* A sonority drawn from the current realization given that voice `voice`
- * (0-based) sounds `pitch` (negative = rests): p(x | x_voice = pitch).
+ * (0-based) sounds `pitch` (negative = rests): p(x | x_voice = pitch),
+ * conditioned on the constraints as pn_generator_draw.
  * Returns -1, writing nothing, when the voice's range does not hold the
  * pitch or the realization gives it no mass. Sets up the voice's
  * conditional tables at the first call for that voice (allocates then;

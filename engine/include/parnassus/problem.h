@@ -16,6 +16,18 @@
 extern "C" {
 #endif
 
+/* Optional: a faster way to sum a value per row over a raw input's rows
+ * than reading its group's rows, for problems whose groups are the raw
+ * inputs themselves (num_groups == n and group k is input k; the builder
+ * that knows the structure sets it, e.g. pn_rules_build_problem). run()
+ * writes out[i * nv + c] = sum over rules r of v[row_r(first + i) * nv + c]
+ * for i < count, c < nv (1 or 2). */
+typedef struct pn_row_sums {
+    void (*run)(void *ctx, const double *v, int nv, int64_t first, int64_t count, double *out);
+    void *ctx;
+    void (*free_ctx)(void *ctx); /* called by pn_problem_free */
+} pn_row_sums;
+
 typedef struct pn_problem {
     int64_t n;           /* size of the raw space */
     int32_t num_rules;   /* K */
@@ -26,6 +38,7 @@ typedef struct pn_problem {
     int64_t num_groups;  /* K' */
     int32_t *group_rows; /* K' x K, row-major: global row of group k in rule r */
     int64_t *group_size; /* K' entries: raw inputs in group k (c_k >= 1) */
+    pn_row_sums row_sums; /* all NULL when the problem has none */
 } pn_problem;
 
 /* Allocates a problem with K rules of the given sizes and names (copied;

@@ -45,8 +45,9 @@ extern "C" {
 #define PN_RULES_MAX_SPACE ((int64_t)1 << 28)
 
 enum {
-    PN_RULES_MAX_RULES = 4096, /* most rules in one set */
-    PN_RULES_NAME_MAX = 128,   /* longest rule or set name, terminator excluded */
+    PN_RULES_MAX_RULES = 4096,     /* most rules in one set */
+    PN_RULES_NAME_MAX = 128,       /* longest rule or set name, terminator excluded */
+    PN_RULES_MAX_REFINEMENTS = 4,  /* most finer context levels of one rule */
 };
 
 /* Smoothing of a context rule when its file gives none: a listed context
@@ -58,6 +59,7 @@ enum {
 typedef struct pn_rule_context {
     pn_feature *feature;     /* psi, evaluated on the previous sonority */
     pn_feature_table *table; /* psi's values over the set's space */
+    int table_borrowed;      /* table belongs to an earlier context with the same psi */
     double smoothing;        /* kappa >= 0, pseudo-observations of the back-off */
     int32_t num_rows;        /* listed contexts, >= 0 */
     int32_t *cell;           /* num_rows cells of table, strictly increasing */
@@ -73,14 +75,62 @@ typedef struct pn_rule {
     double *target;            /* m = pn_feature_table_size(table) entries, summing to 1:
                                 * the unconditional (back-off) distribution */
     pn_rule_context *context;  /* NULL for an unconditional rule */
+    /* Finer contexts, coarse to fine (say the whole previous sonority after
+     * its outer voices): a listed row of each level is smoothed toward the
+     * targets of the levels before it, so a context seen rarely at a fine
+     * level leans on the coarser ones. Only with a context. */
+    int32_t num_refinements;
+    pn_rule_context *refinements;
 } pn_rule;
+
+/* Constraints: rules about the move from the previous sonority to the next
+ * that always hold. They are not selected and not realized by the solver;
+ * drawing conditions the realization on them (p*(x | x keeps every
+ * constraint), docs/rule-format.md). */
+typedef enum pn_constraint_kind {
+    /* No two voices of a watched pair keep the same exact interval, of a
+     * listed interval class, while the upper voice moves: parallel fifths,
+     * octaves, unisons. */
+    PN_CONSTRAINT_PARALLEL = 1,
+    /* No watched pair moves in similar motion (both voices, same direction)
+     * into a listed interval class it did not hold exactly before, with the
+     * upper voice leaping by more than `leap` semitones: hidden (direct)
+     * fifths and octaves. */
+    PN_CONSTRAINT_HIDDEN = 2,
+} pn_constraint_kind;
+
+enum {
+    PN_RULES_MAX_CONSTRAINTS = 64,
+    /* Draws that condition a realization on the constraints redraw up to
+     * this many times; past it they keep the last draw (the realization
+     * gives almost no mass to moves that keep them). */
+    PN_CONSTRAINT_TRIES = 64,
+    PN_CONSTRAINT_MAX_PAIRS = PN_SPACE_MAX_VOICES * (PN_SPACE_MAX_VOICES - 1) / 2,
+};
+
+typedef struct pn_constraint {
+    char *name;        /* unique among the set's constraints */
+    char *description; /* NULL when the file has none */
+    pn_constraint_kind kind;
+    unsigned intervals; /* bit c: interval class c (0..11) */
+    int leap;           /* HIDDEN: the upper voice moves by more than this */
+    int32_t num_pairs;  /* the voice pairs watched, (upper, lower), 0-based */
+    unsigned char pair[PN_CONSTRAINT_MAX_PAIRS][2];
+    int pairs_given; /* the file listed the pairs (else every pair, or the outer one) */
+} pn_constraint;
 
 typedef struct pn_rule_set {
     char *name;
     char *description; /* NULL when the file has none */
+    /* The spread penalty lambda_p the set asks to be realized with, or 0
+     * when the file gives none (the solver's default then). Smaller follows
+     * the rules more closely and takes longer to solve. */
+    double lambda_p;
     pn_space space;
     int32_t num_rules; /* >= 1 */
     pn_rule *rules;
+    int32_t num_constraints; /* >= 0 */
+    pn_constraint *constraints;
 } pn_rule_set;
 
 /* Flags for pn_rules_parse_ex() / pn_rules_read_ex(). */
@@ -136,9 +186,23 @@ int pn_rule_set_has_context(const pn_rule_set *rs);
 pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
                           pn_error_info *info);
 
+/* 1 when the move from `previous` to `pitches` (num_voices pitches each,
+ * negative = rest) keeps every constraint of the set; also when previous is
+ * NULL (the first step) or the set has none. Allocation-free, constant
+ * time: safe on an audio thread. */
+int pn_rules_allows(const pn_rule_set *rs, const int *previous, const int *pitches);
+
+/* The same for one constraint. */
+int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *pitches);
+
+/* "parallel", "hidden": a static string. */
+const char *pn_constraint_kind_name(pn_constraint_kind kind);
+
 /* The smoothed distribution of rule r (m_r entries) for psi cell
- * `context_cell`, or its back-off targets when context_cell < 0, the rule
- * has no context or the cell is not listed. Allocation-free. */
+ * `context_cell` of its first context level, or its back-off targets when
+ * context_cell < 0, the rule has no context or the cell is not listed.
+ * Refinements are not applied (pn_rules_targets applies them).
+ * Allocation-free. */
 void pn_rule_targets_for_cell(const pn_rule *rule, int32_t context_cell, double *out);
 
 #ifdef __cplusplus

@@ -1,0 +1,57 @@
+/* Helpers of the rule-set reader shared by its files (rules.c,
+ * rules_constraints.c): messages "<name>: <JSON path>: <reason>" and typed
+ * field reads. Internal to the engine. */
+#ifndef PN_RULES_READER_H
+#define PN_RULES_READER_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "parnassus/error.h"
+
+/* What a rule-set read is doing: the name shown first in every message,
+ * the PN_RULES_* flags, and where errors go. */
+typedef struct pn_rr {
+    const char *name;
+    unsigned flags;
+    pn_error_info *info;
+} pn_rr;
+
+/* "<name>: <path>: <reason>" as PN_ERR_PARSE. */
+pn_error pn_rr_fail_at(const pn_rr *rd, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* "PATH: expected WHAT, got <a description of v>" */
+pn_error pn_rr_fail_type(const pn_rr *rd, const char *path, const char *what, const json_t *v);
+
+pn_error pn_rr_out_of_memory(const pn_rr *rd);
+
+/* A string from the file as shown in a message: '"' and '\' escaped,
+ * control bytes as '?', cut to about 60 bytes. */
+void pn_rr_show_text(const char *s, char *buf, size_t size);
+
+/* Rejects keys of obj not in the NULL-terminated list. */
+pn_error pn_rr_check_keys(const pn_rr *rd, const char *path, const json_t *obj,
+                          const char *const *allowed);
+
+/* An integer field in [lo, hi]. */
+pn_error pn_rr_get_int(const pn_rr *rd, const char *path, const json_t *v, int lo, int hi,
+                       int *out);
+
+/* A non-empty string field of at most PN_RULES_NAME_MAX bytes. */
+pn_error pn_rr_get_name(const pn_rr *rd, const char *path, const json_t *v, const char **out);
+
+struct pn_rule_set;
+
+/* Reads the set's "constraints" list (list may be NULL: none) into rs;
+ * on failure what was read stays in rs for pn_rr_free_constraints. */
+pn_error pn_rr_read_constraints(const pn_rr *rd, const json_t *list, struct pn_rule_set *rs);
+
+/* Frees rs's constraints. */
+void pn_rr_free_constraints(struct pn_rule_set *rs);
+
+#endif

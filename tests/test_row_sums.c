@@ -1,0 +1,140 @@
+/* The solver's passes over all groups through a problem's row sums
+ * (problem.h): a rule set whose every sonority is a group of its own gets
+ * them from pn_rules_build_problem, and realizing it with them gives the
+ * realization the group columns give, for several targets in a row (the
+ * warm context steps of generation) and after a rule is dropped (the
+ * groups then merge and the columns are used again). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parnassus/rules.h"
+#include "parnassus/solver.h"
+
+/* Every voice's pitch and the intervals between neighbours: every
+ * sonority is a group of its own. Targets learned-like: peaked but
+ * nowhere zero on the listed values. */
+static const char set_text[] =
+    "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
+    "\"space\":{\"ranges\":[[64,71],[57,64],[50,57],[43,50]]},"
+    "\"rules\":["
+    "{\"name\":\"s\",\"feature\":\"w(1)\",\"targets\":{\"64\":0.3,\"67\":0.4,\"69\":0.2,\"71\":0.1}},"
+    "{\"name\":\"a\",\"feature\":\"w(2)\",\"targets\":{\"59\":0.2,\"60\":0.5,\"62\":0.3}},"
+    "{\"name\":\"t\",\"feature\":\"w(3)\",\"targets\":{\"52\":0.3,\"55\":0.7}},"
+    "{\"name\":\"b\",\"feature\":\"w(4)\",\"targets\":{\"43\":0.4,\"48\":0.6}},"
+    "{\"name\":\"chord\",\"feature\":\"sort(mod12(rel(w(4,3,2,1))))\","
+    "\"targets\":{\"(0,4,7)\":0.6,\"(3,8,8)\":0.2,\"(0,4,9)\":0.2}},"
+    "{\"name\":\"sa\",\"feature\":\"diff(w(2,1))\",\"targets\":{\"5\":0.3,\"7\":0.4,\"8\":0.3}}"
+    "]}";
+
+static pn_rule_set *read_set(void)
+{
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_parse("t.json", set_text, strlen(set_text), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    return rs;
+}
+
+/* Solves both problems from the same start and compares the results. */
+static void solve_both(pn_solver *with, pn_solver *without, pn_start start, int64_t K)
+{
+    pn_info a, b;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_solver_solve(with, start, &a, &info) != PN_OK ||
+        pn_solver_solve(without, start, &b, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_true(a.p_kkt <= 1e-9 && b.p_kkt <= 1e-9);
+    assert_int_equal(a.num_selected, b.num_selected);
+    assert_true(fabs(a.objective - b.objective) <= 1e-12 * (1.0 + fabs(b.objective)));
+    const double *qa = pn_solver_q(with), *qb = pn_solver_q(without);
+    double diff = 0.0;
+    for (int64_t k = 0; k < K; ++k)
+        diff = fmax(diff, fabs(qa[k] - qb[k]));
+    if (diff > 1e-9)
+        fail_msg("masses differ by %g", diff);
+}
+
+static void test_row_sums_give_the_same_realization(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = read_set();
+    pn_problem *prob = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_build_problem(rs, &prob, NULL, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_int_equal(prob->num_groups, prob->n); /* every sonority its own group */
+    assert_non_null(prob->row_sums.run);
+    pn_problem plain = *prob; /* the same problem read through its columns */
+    memset(&plain.row_sums, 0, sizeof plain.row_sums);
+
+    pn_settings s;
+    pn_settings_default(&s);
+    s.restarts = 0;
+    s.grow_seeds = 0;
+    s.lambda_p = 3e-5;
+    pn_solver *with = NULL, *without = NULL;
+    assert_int_equal(pn_solver_create(prob, &s, &with, &info), PN_OK);
+    assert_int_equal(pn_solver_create(&plain, &s, &without, &info), PN_OK);
+    solve_both(with, without, PN_START_COLD, prob->num_groups);
+
+    /* new targets, warm: each rule's mass moved to another value */
+    double *b = malloc((size_t)prob->num_rows * sizeof *b);
+    assert_non_null(b);
+    for (int step = 0; step < 6; ++step) {
+        for (int32_t r = 0; r < prob->num_rules; ++r) {
+            const int32_t first = prob->rule_start[r], size = pn_rule_size(prob, r);
+            for (int32_t i = 0; i < size; ++i)
+                b[first + i] = prob->target[first + (i + step + r) % size];
+        }
+        assert_int_equal(pn_solver_update_targets(with, b, &info), PN_OK);
+        assert_int_equal(pn_solver_update_targets(without, b, &info), PN_OK);
+        solve_both(with, without, PN_START_WARM, prob->num_groups);
+    }
+    /* a conservative setting drops rules: merged groups, columns again */
+    s.log2_lambda_w = -12.0;
+    assert_int_equal(pn_solver_update_settings(with, &s, &info), PN_OK);
+    assert_int_equal(pn_solver_update_settings(without, &s, &info), PN_OK);
+    solve_both(with, without, PN_START_WARM, prob->num_groups);
+    free(b);
+    pn_solver_free(with);
+    pn_solver_free(without);
+    pn_problem_free(prob);
+    pn_rule_set_free(rs);
+}
+
+/* A set whose groups hold several sonorities has no row sums. */
+static void test_no_row_sums_when_groups_merge(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
+        "\"space\":{\"ranges\":[[64,71],[57,64]]},"
+        "\"rules\":[{\"name\":\"s\",\"feature\":\"mod12(w(1))\",\"targets\":{\"4\":1}}]}";
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_rules_parse("t.json", text, strlen(text), &rs, &info), PN_OK);
+    pn_problem *prob = NULL;
+    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_true(prob->num_groups < prob->n);
+    assert_null(prob->row_sums.run);
+    pn_problem_free(prob);
+    pn_rule_set_free(rs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_row_sums_give_the_same_realization),
+        cmocka_unit_test(test_no_row_sums_when_groups_merge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
