@@ -79,6 +79,8 @@ static int read_rows(table *t, rules_bench *rb)
             pn_rule_set_free(rs);
     }
     const pn_rule_set *rs = rb->rs;
+    if (rs->lambda_p > 0.0)
+        rb->plug.lambda_p = rs->lambda_p; /* as the plugin realizes the set */
     snprintf(rb->label, sizeof rb->label, "%s", rs->name);
     rb->K = rs->num_rules;
     rb->m = pn_rule_set_num_rows(rs);

@@ -58,6 +58,7 @@ typedef struct path_request {
     const char *csv;
     const char *plot;
     const char *context;
+    const char *lambda_p; /* --lambda-p as given, or NULL */
 } path_request;
 
 /* Fills req from the command line; returns PN_EXIT_OK, PN_EXIT_USAGE, or
@@ -86,6 +87,7 @@ static int parse_request(int argc, char **argv, path_request *req)
     int context[PN_SPACE_MAX_VOICES], count;
     if (req->context && pn_cli_parse_context(command, req->context, context, &count) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    req->lambda_p = a.value[OPT_LAMBDA_P];
     if (pn_cli_knobs(command, NULL, a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P], a.value[OPT_SEED],
                      s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
@@ -247,6 +249,7 @@ int pn_cmd_path(int argc, char **argv)
     rc = pn_cli_load_problem(command, req.file, req.context, &lp);
     if (rc != PN_EXIT_OK)
         return rc;
+    pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings.solver);
     rc = run(&req, &lp);
     pn_cli_problem_free(&lp);
     return rc;

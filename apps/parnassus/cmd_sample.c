@@ -17,6 +17,7 @@ static const char command[] = "sample";
 enum {
     OPT_LOG2_LW,
     OPT_ALPHA,
+    OPT_LAMBDA_P,
     OPT_SEED,
     OPT_STEPS,
     OPT_BPM,
@@ -33,6 +34,7 @@ enum {
 static const pn_cli_option sample_options[NUM_OPTIONS] = {
     [OPT_LOG2_LW] = {"log2-lambda-w", 1},
     [OPT_ALPHA] = {"alpha", 1},
+    [OPT_LAMBDA_P] = {"lambda-p", 1},
     [OPT_SEED] = {"seed", 1},
     [OPT_STEPS] = {"steps", 1},
     [OPT_BPM] = {"bpm", 1},
@@ -67,6 +69,7 @@ static void print_help(const pn_settings *d)
            "  --steps N          sonorities to generate, 1..%d (default %d)\n"
            "  --log2-lambda-w X  log2 of lambda_w, within [-60, 60] (default %g)\n"
            "  --alpha A          group-lasso share of the penalty on w, in [0, 1] (default %g)\n"
+           "  --lambda-p P       spread penalty on p, >= 0 (default %g)\n"
            "  --seed S           seed of the draws and restarts, 0 .. 2^63-1 (default %" PRIu64
            ")\n"
            "  --bpm B            tempo in quarter notes per minute, 20..400 (default 120)\n"
@@ -86,7 +89,7 @@ static void print_help(const pn_settings *d)
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
            "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
-           MAX_STEPS, DEFAULT_STEPS, d->log2_lambda_w, d->alpha, d->seed, DEFAULT_DIVISION,
+           MAX_STEPS, DEFAULT_STEPS, d->log2_lambda_w, d->alpha, d->lambda_p, d->seed, DEFAULT_DIVISION,
            DEFAULT_VELOCITY);
 }
 
@@ -101,6 +104,7 @@ typedef struct sample_request {
     int velocity;
     int ties;
     int independent;
+    const char *lambda_p; /* --lambda-p as given, or NULL */
 } sample_request;
 
 /* A whole number in [lo, hi] for --option. */
@@ -149,7 +153,9 @@ static int parse_request(int argc, char **argv, sample_request *req)
         s->grow_seeds = 0;
     }
     const char *v;
-    if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], NULL, a.value[OPT_SEED],
+    req->lambda_p = a.value[OPT_LAMBDA_P];
+    if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P],
+                     a.value[OPT_SEED],
                      s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
@@ -200,8 +206,10 @@ static int run(const sample_request *req)
         fprintf(stderr, "parnassus sample: out of memory\n");
         goto done;
     }
+    pn_settings settings = req->settings;
+    pn_cli_rules_lambda_p(rs, req->lambda_p, &settings);
     const double t0 = pn_timer_now();
-    if (pn_generator_create(rs, &req->settings, &gen, &info) != PN_OK) {
+    if (pn_generator_create(rs, &settings, &gen, &info) != PN_OK) {
         fprintf(stderr, "parnassus sample: %s: %s\n", req->rules, info.message);
         goto done;
     }

@@ -84,6 +84,7 @@ typedef struct solve_request {
     const char *solution;
     const char *context;
     const char *plot_errors;
+    const char *lambda_p; /* --lambda-p as given, or NULL */
 } solve_request;
 
 /* Fills req from the command line; returns PN_EXIT_OK, PN_EXIT_USAGE, or
@@ -113,6 +114,7 @@ static int parse_request(int argc, char **argv, solve_request *req)
     int context[PN_SPACE_MAX_VOICES], count;
     if (req->context && pn_cli_parse_context(command, req->context, context, &count) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    req->lambda_p = a.value[OPT_LAMBDA_P];
     if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P],
                      a.value[OPT_SEED], s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
@@ -316,6 +318,7 @@ int pn_cmd_solve(int argc, char **argv)
     rc = pn_cli_load_problem(command, req.file, req.context, &lp);
     if (rc != PN_EXIT_OK)
         return rc;
+    pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings);
     rc = run(&req, &lp);
     pn_cli_problem_free(&lp);
     return rc;

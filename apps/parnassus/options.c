@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "parnassus/rules.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -299,6 +301,12 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
         return input_status(code);
     }
     return PN_EXIT_OK;
+}
+
+void pn_cli_rules_lambda_p(const pn_rule_set *rs, const char *given, pn_settings *s)
+{
+    if (!given && rs && rs->lambda_p > 0.0)
+        s->lambda_p = rs->lambda_p;
 }
 
 int pn_cli_knobs(const char *command, const char *log2_lambda_w, const char *alpha,

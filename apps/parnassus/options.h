@@ -117,6 +117,12 @@ void pn_cli_format_pitches(const int *pitches, int count, char *buf, size_t size
 int pn_cli_knobs(const char *command, const char *log2_lambda_w, const char *alpha,
                  const char *lambda_p, const char *seed, pn_settings *s);
 
+/* A rule set's own lambda_p (its "lambda_p" field) when the command line
+ * gave none: `given` is the --lambda-p text or NULL; rs may be NULL (an
+ * instance file). */
+struct pn_rule_set;
+void pn_cli_rules_lambda_p(const struct pn_rule_set *rs, const char *given, pn_settings *s);
+
 /* A tonic: a note name "C", "c#", "Db", "Bb", ... or 0..11 (sets *out to
  * the pitch class), or, when allow_keep, "keep" (sets *out to -1).
  * Returns 0, or -1 when text is none of these. */
