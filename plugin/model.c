@@ -141,6 +141,8 @@ pn_error pnp_model_create(const char *name, const char *text, size_t len, const 
     pn_settings_default(&settings);
     settings.log2_lambda_w = knobs->log2_lambda_w;
     settings.alpha = knobs->alpha;
+    if (m->rules->lambda_p > 0.0)
+        settings.lambda_p = m->rules->lambda_p; /* how closely the set asks to be followed */
     /* one cold start: the first-step targets of a learned set agree (they
      * are marginals of one corpus), so searching other selections finds
      * nothing better and would cost seconds per instance (as `parnassus
@@ -234,13 +236,17 @@ pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, con
     }
     r->knobs = *knobs;
     r->context_serial = context_serial;
+    r->has_context = context != NULL;
+    if (context)
+        memcpy(r->context, context, (size_t)pnp_model_voices(model) * sizeof *r->context);
     note_stats(r, model, started);
     model->live = 1 - model->live;
     return r;
 }
 
-int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch,
-                         int *pitches)
+/* One draw, with `voice` at `pitch` when voice >= 0 (see
+ * pnp_realization_draw); 0 when nothing could be drawn. */
+static int draw_once(const pnp_realization *r, pn_rng *rng, int voice, int pitch, int *pitches)
 {
     const pn_space *space = &r->model->rules->space;
     int64_t x = -1;
@@ -255,4 +261,18 @@ int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int p
     if (forced)
         pitches[voice] = pitch;
     return 1;
+}
+
+int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch,
+                         int *pitches)
+{
+    const pn_rule_set *rules = r->model->rules;
+    const int *previous = r->has_context ? r->context : NULL;
+    for (int attempt = 0; attempt < PN_CONSTRAINT_TRIES; ++attempt) {
+        if (!draw_once(r, rng, voice, pitch, pitches))
+            return 0;
+        if (pn_rules_allows(rules, previous, pitches))
+            return 1;
+    }
+    return 1; /* the realization leaves almost no move that keeps them: keep the last */
 }

@@ -37,6 +37,8 @@ typedef struct pnp_realization {
     int given_voice;       /* -1: none */
     pnp_knobs knobs;
     uint64_t context_serial; /* the plugin's count of the context it realizes */
+    int has_context;             /* the previous sonority this realization follows */
+    int context[PNP_MAX_VOICES]; /* (draws keep the rule set's constraints from it) */
     int rules_selected;
     uint64_t selected_mask; /* bit r: rule r kept (the first 64 rules) */
     char selected_names[1024]; /* the kept rules' names, ", "-separated */
@@ -83,8 +85,10 @@ pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, con
 /* Draws the next sonority from a published realization: with voice
  * `voice` fixed at `pitch` when voice >= 0 (falls back to a free draw with
  * that voice set to the pitch when the realization has no table for it or
- * gives the pitch no mass). Fills pitches[k]; returns 0 when nothing could
- * be drawn. O(1), allocation-free. */
+ * gives the pitch no mass), conditioned on the rule set's constraints from
+ * the realization's context (at most PN_CONSTRAINT_TRIES draws). Fills
+ * pitches[k]; returns 0 when nothing could be drawn. Bounded time,
+ * allocation-free. */
 int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch,
                          int *pitches);
 

@@ -129,6 +129,8 @@ static void reseed(pnp_plugin *self, float seed_port, int may_read_clock)
     }
     self->seed_used = seed;
     pn_rng_seed(&self->rng, seed);
+    pn_rng_seed(&self->humanize_rng, seed ^ 0x9e3779b97f4a7c15ull);
+    self->ahead_valid = 0; /* drawn with the old seed */
 }
 
 static void activate(LV2_Handle instance)
@@ -143,6 +145,7 @@ static void activate(LV2_Handle instance)
     reseed(self, self->last_port[PNP_SEED], 1);
     self->has_context = 0;
     self->context_serial = 0;
+    self->ahead_valid = 0;
     self->num_held = 0;
 }
 
@@ -240,12 +243,40 @@ static int velocity(pnp_plugin *self)
     const int spread = pnp_port_int(self, PNP_HUMANIZE, 0, 0, 64);
     int v = base;
     if (spread > 0)
-        v += (int)(pn_rng_next(&self->rng) % (uint64_t)(2 * spread + 1)) - spread;
+        v += (int)(pn_rng_next(&self->humanize_rng) % (uint64_t)(2 * spread + 1)) - spread;
     return v < 1 ? 1 : v > 127 ? 127 : v;
 }
 
-/* One step at absolute frame t: draw the next sonority, sound it, and ask
- * the worker to realize the rule system for it as the new context. */
+/* Makes a drawn sonority the context the worker realizes next. Pitches
+ * outside a voice's range (a played note that would not fit) count as
+ * rests. */
+static void set_context(pnp_plugin *self, const pn_space *space, const int *pitch)
+{
+    for (int v = 0; v < space->num_voices; ++v)
+        self->context[v] =
+            pitch[v] >= space->low[v] && pitch[v] <= space->high[v] ? pitch[v] : PN_REST;
+    self->has_context = 1;
+    self->context_serial = ++self->serial_counter;
+}
+
+int pnp_draw_ahead(pnp_plugin *self)
+{
+    const pnp_realization *r = self->live;
+    if (self->ahead_valid || !r || !self->enabled || !pnp_clock_rolling(&self->clock) ||
+        pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2) != PNP_INPUT_OFF ||
+        r->context_serial != self->context_serial)
+        return 0; /* harmonizing waits for the key held when the step comes */
+    int pitch[PNP_MAX_VOICES];
+    if (!pnp_realization_draw(r, &self->rng, -1, -1, pitch))
+        return 0;
+    set_context(self, &r->model->rules->space, pitch);
+    self->ahead_valid = 1;
+    return 1;
+}
+
+/* One step at absolute frame t: sound the sonority drawn ahead (or draw
+ * one now), then draw the next one ahead when its context is realized; the
+ * worker is asked to realize each new context. */
 static void step(pnp_plugin *self, int64_t t)
 {
     const double step_frames = pnp_clock_take_step(&self->clock);
@@ -255,18 +286,25 @@ static void step(pnp_plugin *self, int64_t t)
     const pn_space *space = &r->model->rules->space;
     const int k = space->num_voices;
     const int mode = pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
-    int fixed_voice = -1, fixed_pitch = -1;
-    if (mode != PNP_INPUT_OFF) {
-        if (self->num_held == 0)
-            return; /* harmonizing: silent while no key is held */
-        fixed_voice = mode == PNP_INPUT_SOPRANO ? 0 : k - 1;
-        fixed_pitch = played_pitch(self, space, fixed_voice);
-    }
-    if (r->context_serial != self->context_serial)
-        ++self->late_steps; /* drawn from the newest realization we have */
     int pitch[PNP_MAX_VOICES];
-    if (!pnp_realization_draw(r, &self->rng, fixed_voice, fixed_pitch, pitch))
-        return;
+    if (mode == PNP_INPUT_OFF && self->ahead_valid) {
+        for (int v = 0; v < k; ++v)
+            pitch[v] = self->context[v];
+        self->ahead_valid = 0;
+    } else {
+        int fixed_voice = -1, fixed_pitch = -1;
+        if (mode != PNP_INPUT_OFF) {
+            if (self->num_held == 0)
+                return; /* harmonizing: silent while no key is held */
+            fixed_voice = mode == PNP_INPUT_SOPRANO ? 0 : k - 1;
+            fixed_pitch = played_pitch(self, space, fixed_voice);
+        }
+        if (r->context_serial != self->context_serial)
+            ++self->late_steps; /* drawn from the newest realization we have */
+        if (!pnp_realization_draw(r, &self->rng, fixed_voice, fixed_pitch, pitch))
+            return;
+        set_context(self, space, pitch);
+    }
 
     const int shift = transpose(self);
     const int channel = pnp_port_int(self, PNP_CHANNEL, 1, 1, 16) - 1;
@@ -295,14 +333,18 @@ static void step(pnp_plugin *self, int64_t t)
         else
             pnp_notes_on(&self->notes, write_midi, self, t, ch, note, velocity(self), t + length);
     }
+    pnp_advance(self);
+}
 
-    /* the sonority becomes the context (pitches outside a voice's range,
-     * from a played note that would not fit, count as rests) */
-    for (int v = 0; v < k; ++v)
-        self->context[v] =
-            pitch[v] >= space->low[v] && pitch[v] <= space->high[v] ? pitch[v] : PN_REST;
-    self->has_context = 1;
-    self->context_serial = ++self->serial_counter;
+void pnp_advance(pnp_plugin *self)
+{
+    /* with a synchronous worker a job completes inside the scheduling, so
+     * a draw ahead can follow at once (bounded: one step ahead at most) */
+    for (int pass = 0; pass < 2; ++pass) {
+        pnp_schedule_pending(self);
+        if (!pnp_draw_ahead(self))
+            break;
+    }
     pnp_schedule_pending(self);
 }
 
@@ -554,8 +596,9 @@ static void run(LV2_Handle instance, uint32_t n_frames)
     if (self->port[PNP_NOTIFY])
         start_sequence(&self->notify, &notify_frame, self->port[PNP_NOTIFY]);
 
-    pnp_schedule_pending(self); /* answers that came between blocks, new knobs */
+    pnp_schedule_pending(self); /* answers that came between blocks */
     read_ports(self);
+    pnp_schedule_pending(self); /* new knobs */
     const int asked = self->want_notify;
     if (self->want_notify)
         notify_rule_set(self);
@@ -586,7 +629,7 @@ static void run(LV2_Handle instance, uint32_t n_frames)
         }
     }
     play_until(self, self->block_start + n_frames);
-    pnp_schedule_pending(self);
+    pnp_advance(self); /* the next sonority drawn ahead once the transport is known */
     if (self->want_notify)
         notify_rule_set(self);
     notify_selection(self, 0);

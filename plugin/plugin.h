@@ -92,7 +92,8 @@ typedef struct pnp_plugin {
     int64_t last_event;     /* frame of the last event written this block */
     pnp_clock clock;
     pnp_notes notes;
-    pn_rng rng;
+    pn_rng rng;          /* the sonorities' draws */
+    pn_rng humanize_rng; /* velocities: a stream of its own, so a draw ahead changes no note */
     float last_seed;
     uint64_t seed_used;
     pnp_realization *live;  /* what steps draw from */
@@ -110,6 +111,11 @@ typedef struct pnp_plugin {
     /* the music */
     int has_context;
     int context[PNP_MAX_VOICES]; /* the last sonority drawn (rule-set pitches) */
+    /* Drawn ahead: the next step's sonority, drawn as soon as the
+     * realization of its context is installed (not when the step comes), so
+     * that the worker starts on the following context a step earlier. It is
+     * `context` itself, not yet sounded (rule-set pitches). */
+    int ahead_valid;
     uint64_t context_serial;     /* which context: 0 the start, else a step's serial */
     uint64_t serial_counter;     /* serials of steps, never reused */
     int held[16];                /* input notes held, the latest last */
@@ -169,6 +175,14 @@ LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const vo
 void pnp_schedule_pending(pnp_plugin *self);
 /* Installs a realization in run(): a new model also retires the old one. */
 void pnp_install(pnp_plugin *self, pnp_realization *r);
+/* Draws the next step's sonority ahead from the live realization when it
+ * is the realization of the newest context, nothing is drawn ahead yet and
+ * the transport rolls (not while harmonizing); the sonority becomes the
+ * new context. Returns 1 when it drew. Audio thread (plugin.c). */
+int pnp_draw_ahead(pnp_plugin *self);
+/* Schedules what is pending and draws ahead when it can, after the ports
+ * of the block are read. Audio thread (plugin.c). */
+void pnp_advance(pnp_plugin *self);
 
 /* state.c */
 extern const void *pnp_state_interface(void);

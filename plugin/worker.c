@@ -77,6 +77,7 @@ void pnp_install(pnp_plugin *self, pnp_realization *r)
             self->retired[self->num_retired++] = old->model;
         self->panic_pending = 1;
         self->has_context = 0;
+        self->ahead_valid = 0;
         self->context_serial = r->context_serial;
         self->want_notify = 1;
     }
