@@ -52,7 +52,7 @@ assert len(d["rules"]) == rules, len(d["rules"])
 contexts = 0
 for r in d["rules"]:
     assert set(r) <= {"name", "feature", "description", "targets", "context", "smoothing",
-                      "contexts"}, r.keys()
+                      "contexts", "refinements", "learn"}, r.keys()
     assert abs(sum(r["targets"].values()) - 1) < 1e-9, r["name"]
     assert all(p > 0 for p in r["targets"].values())
     if "context" in r:
@@ -61,6 +61,11 @@ for r in d["rules"]:
             assert entry["count"] >= 1 and entry["count"] == int(entry["count"])
             assert abs(sum(entry["targets"].values()) - 1) < 1e-9
             contexts += 1
+        for level in r.get("refinements", []):
+            assert set(level) <= {"context", "smoothing", "contexts"}, level.keys()
+            for value, entry in level.get("contexts", {}).items():
+                assert entry["count"] >= 1 and entry["count"] == int(entry["count"])
+                assert abs(sum(entry["targets"].values()) - 1) < 1e-9
 assert contexts > 0
 EOF
 
@@ -115,10 +120,13 @@ run_pn 0 "default features" learn "$CHORALES" -o "$TMP/c1.json"
 check "default: summary" has "$OUT" \
     "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
 check "default: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
-check "default: rows" has "$OUT" "features   (built-in features): 16 rules, 2849 rows"
-check "default: rule lines" has "$OUT" "pc-set "
-check "default: context column" has "$OUT" "4 of 1820, smoothing 4"
-check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 16
+check "default: rows" has "$OUT" "features   (built-in features): 8 rules, 754 rows"
+check "default: rule lines" has "$OUT" "soprano-alto  diff(w(2,1))"
+check "default: context column" has "$OUT" "6 of 1008, smoothing 4; then w(1,2,3,4): 6 listed, smoothing 2"
+check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 8
+check "default: constraints and lambda_p" $PY -c "
+import json; d = json.load(open('$TMP/c1.json'))
+assert d['lambda_p'] == 3e-05 and [c['kind'] for c in d['constraints']] == ['parallel', 'hidden'], d"
 check "default: name from the file" has "$TMP/c1.json" '"name": "c1",'
 check "default: the chorale registers" has "$TMP/c1.json" \
     '"space": { "ranges": [[57, 83], [50, 78], [45, 72], [33, 67]] },'
@@ -135,9 +143,9 @@ check "relearn: same file" cmp -s "$TMP/c1.json" "$TMP/c1b.json"
 run_pn 0 "ranges: one for all" learn "$CHORALES" --ranges 31-84 -o "$TMP/w1.json"
 check "ranges: summary" has "$OUT" \
     "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
-check "ranges: rows" has "$OUT" "features   (built-in features) with --ranges 31-84: 16 rules, 2898 rows"
+check "ranges: rows" has "$OUT" "features   (built-in features) with --ranges 31-84: 8 rules, 999 rows"
 check "ranges: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
-check "ranges: file" $PY "$TMP/check_rules.py" "$TMP/w1.json" 16
+check "ranges: file" $PY "$TMP/check_rules.py" "$TMP/w1.json" 8
 check "ranges: the space written" has "$TMP/w1.json" '"space": { "voices": 4, "low": 31, "high": 84 },'
 run_pn 0 "ranges: relearn wide" learn "$CHORALES" --features "$TMP/w1.json" --name w1 -o "$TMP/w1b.json"
 check "ranges: relearn wide: same file" cmp -s "$TMP/w1.json" "$TMP/w1b.json"
@@ -176,7 +184,7 @@ run_pn 0 "minor, valid split, grid" learn "$CHORALES" --mode minor --split valid
     --tonic A -o "$TMP/c3.json"
 check "minor: summary" has "$OUT" \
     "chorales.json: 1 chorale (valid), 1 minor kept, moved to A; 0 left out (outside the space); 5 steps (every 4th sixteenth)"
-check "minor: file" $PY "$TMP/check_rules.py" "$TMP/c3.json" 16
+check "minor: file" $PY "$TMP/check_rules.py" "$TMP/c3.json" 8
 
 run_pn 0 "keep keys" learn "$CHORALES" --tonic keep --grid 1 --split train -o "$TMP/c4.json"
 check "keep keys: no transposition" test "$(grep -c 'moved to' "$OUT")" = 0
@@ -187,6 +195,46 @@ check "stdout: the rule set" $PY -c "
 import json, sys; d = json.load(open('$OUT')); assert d['name'] == 'piped'"
 check "stdout: report on stderr" has "$ERR" "wrote      standard output"
 
+# --- --add: hand-written rules kept as written --------------------------------
+
+cat >"$TMP/hand.json" <<'EOF'
+{ "format": "parnassus-rules/1", "name": "hand",
+  "space": { "ranges": [[57, 83], [50, 78], [45, 72], [33, 67]] },
+  "rules": [ { "name": "tb-bass", "feature": "mod12(w(4))", "targets": { "0": 0.6, "7": 0.4 } } ],
+  "constraints": [ { "name": "no-hidden-8ves", "kind": "hidden", "intervals": [0] } ] }
+EOF
+run_pn 0 "add" learn "$CHORALES" --add "$TMP/hand.json" --name c5 -o "$TMP/c5.json"
+check "add: rows" has "$OUT" "features   (built-in features): 9 rules, 767 rows"
+check "add: as written" has "$OUT" "(as written)"
+check "add: the rule kept, marked" $PY -c "
+import json; d = json.load(open('$TMP/c5.json'))
+r = d['rules'][8]
+assert r['name'] == 'tb-bass' and r['learn'] is False and r['targets'] == {'0': 0.6, '7': 0.4}, r
+assert [c['name'] for c in d['constraints']] == ['no-parallels', 'no-hidden-outer', 'no-hidden-8ves']
+assert 'written by hand' in d['description'], d['description']"
+run_pn 0 "add: relearn" learn "$CHORALES" --features "$TMP/c5.json" --name c5 -o "$TMP/c5b.json"
+check "add: relearn: same file" cmp -s "$TMP/c5.json" "$TMP/c5b.json"
+cat >"$TMP/other-space.json" <<'EOF'
+{ "format": "parnassus-rules/1", "name": "o", "space": { "ranges": [[60, 64]] },
+  "rules": [ { "name": "a", "feature": "w(1)", "targets": { "60": 1 } } ] }
+EOF
+usage_error "add: another space" "$CHORALES" -o "$TMP/x.json" --add "$TMP/other-space.json"
+check "add: another space: says so" has "$ERR" "its space differs from the space of (built-in features)"
+bad_input "add: no such file" "none.json" "$CHORALES" --add "$TMP/none.json"
+cat >"$TMP/no-targets.json" <<'EOF'
+{ "format": "parnassus-rules/1", "name": "n",
+  "space": { "ranges": [[57, 83], [50, 78], [45, 72], [33, 67]] },
+  "rules": [ { "name": "a", "feature": "w(1)" } ] }
+EOF
+bad_input "add: a rule without targets" 'rules[0]: missing field "targets"' "$CHORALES" \
+    --add "$TMP/no-targets.json"
+cat >"$TMP/same-name.json" <<'EOF'
+{ "format": "parnassus-rules/1", "name": "n",
+  "space": { "ranges": [[57, 83], [50, 78], [45, 72], [33, 67]] },
+  "rules": [ { "name": "chord", "feature": "w(1)", "targets": { "60": 1 } } ] }
+EOF
+bad_input "add: a name taken" 'duplicate rule name "chord"' "$CHORALES" --add "$TMP/same-name.json"
+
 # --- a MIDI file -------------------------------------------------------------
 
 # the scale leaves the built-in chorale registers; over 31..84 it fits
@@ -196,7 +244,7 @@ bad_input "midi: outside the chorale registers" \
 run_pn 0 "midi" learn "$MIDI" -o "$TMP/m.json" --grid 2 --ranges 31-84
 check "midi: summary" has "$OUT" "scale.mid: 1 piece, 4 voices from tracks, 16 sixteenths, C major"
 check "midi: steps" has "$OUT" "8 steps (every 2nd sixteenth)"
-check "midi: file" $PY "$TMP/check_rules.py" "$TMP/m.json" 16
+check "midi: file" $PY "$TMP/check_rules.py" "$TMP/m.json" 8
 
 # --- bad input ---------------------------------------------------------------
 

@@ -616,7 +616,7 @@ static void test_row_sums(void **state)
             first = 0;
         if (first + count > n)
             count = n - first;
-        pn_feature_sums_run(sums, v, nv, first, count, out);
+        pn_feature_sums_run(sums, NULL, v, nv, first, count, out);
         for (int64_t j = 0; j < count; ++j) {
             int p[4];
             assert_int_equal(pn_space_decode(&s, first + j, p, &info), PN_OK);

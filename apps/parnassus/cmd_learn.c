@@ -25,13 +25,14 @@ enum {
     OPT_SPLIT,
     OPT_GRID,
     OPT_NAME,
+    OPT_ADD,
     NUM_OPTIONS
 };
 
 static const pn_cli_option learn_options[NUM_OPTIONS] = {
     [OPT_OUTPUT] = {"output", 1}, [OPT_FEATURES] = {"features", 1}, [OPT_RANGES] = {"ranges", 1},
     [OPT_MODE] = {"mode", 1},     [OPT_TONIC] = {"tonic", 1},       [OPT_SPLIT] = {"split", 1},
-    [OPT_GRID] = {"grid", 1},     [OPT_NAME] = {"name", 1},
+    [OPT_GRID] = {"grid", 1},     [OPT_NAME] = {"name", 1},         [OPT_ADD] = {"add", 1},
 };
 
 enum { MAX_GRID = 64 };
@@ -62,6 +63,9 @@ static void print_help(void)
            "  --grid G           events: one step per change of sonority (default);\n"
            "                     N (1..%d): one step every N sixteenth notes\n"
            "  --name NAME        name of the learned set (default: the output's file name)\n"
+           "  --add FILE         add the rules and constraints of the rule set FILE (same\n"
+           "                     space) as written: marked \"learn\": false, they are not\n"
+           "                     learned, now or when the output is learned again\n"
            "  -h, --help         show this help\n"
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
@@ -74,6 +78,7 @@ typedef struct learn_request {
     const char *output;
     const char *features;
     const char *name;
+    const char *add;         /* --add FILE, or NULL */
     const char *ranges_text; /* --ranges as given, or NULL */
     int num_ranges;          /* 0 without --ranges; 1: the same for every voice */
     int low[PN_SPACE_MAX_VOICES], high[PN_SPACE_MAX_VOICES];
@@ -195,6 +200,7 @@ static int parse_request(int argc, char **argv, learn_request *req)
     if ((v = a.value[OPT_RANGES]) && (rc = parse_ranges(v, req)) != PN_EXIT_OK)
         return rc;
     req->features = a.value[OPT_FEATURES];
+    req->add = a.value[OPT_ADD];
     req->output = a.value[OPT_OUTPUT];
     if (a.num_args < 1)
         return pn_cli_usage_error(command, "missing CORPUS");
@@ -219,47 +225,98 @@ static pn_error read_features(const learn_request *req, pn_rule_set **rs, pn_err
                              strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs, err);
 }
 
+/* Appends the rules of `added` (marked "learn": false) and its constraints
+ * to root's. Returns 0, or -1 when out of memory. */
+static int append_added(json_t *root, json_t *added)
+{
+    json_t *rules = json_object_get(root, "rules"), *more = json_object_get(added, "rules");
+    size_t i;
+    json_t *rule;
+    json_array_foreach(more, i, rule)
+    {
+        if (json_object_set_new(rule, "learn", json_false()) != 0 ||
+            json_array_append(rules, rule) != 0)
+            return -1;
+    }
+    json_t *constraints = json_object_get(added, "constraints");
+    if (!constraints)
+        return 0;
+    json_t *mine = json_object_get(root, "constraints");
+    if (!mine)
+        return json_object_set(root, "constraints", constraints) != 0 ? -1 : 0;
+    return json_array_extend(mine, constraints) != 0 ? -1 : 0;
+}
+
 /* The features' JSON with its space replaced by --ranges ({"ranges":
- * [[lo, hi], ...]}, one per voice) and every rule's targets and listed
- * contexts dropped (learning replaces them, and they may name values
- * outside the new space). Returns the new text (free it) or NULL when out
- * of memory or the JSON cannot be read (the first reading succeeded, so
- * neither is expected). */
-static char *features_with_ranges(const learn_request *req, int num_voices)
+ * [[lo, hi], ...]}, one per voice; every learned rule's targets and listed
+ * contexts dropped: learning replaces them, and they may name values
+ * outside the new space) and the rules of --add appended. Returns the new
+ * text (free it) or NULL when out of memory or a JSON text cannot be read
+ * (both were read successfully before, so neither is expected). */
+static char *features_text(const learn_request *req, int num_voices)
 {
     json_error_t je;
     json_t *root = req->features
                        ? json_load_file(req->features, JSON_REJECT_DUPLICATES, &je)
                        : json_loads(pn_default_features_json, JSON_REJECT_DUPLICATES, &je);
-    if (!root || !json_is_object(root)) {
-        json_decref(root);
-        return NULL;
-    }
-    /* json_*_set_new and json_array_append_new take the reference even
-     * when they fail */
-    json_t *ranges = json_array();
-    int failed = json_object_set_new(root, "space", json_pack("{so}", "ranges", ranges)) != 0;
-    for (int v = 0; v < num_voices && !failed; ++v) {
-        const int r = req->num_ranges == 1 ? 0 : v;
-        failed = json_array_append_new(ranges, json_pack("[ii]", req->low[r], req->high[r])) != 0;
-    }
-    json_t *rules = json_object_get(root, "rules");
-    size_t i;
-    json_t *rule;
-    json_array_foreach(rules, i, rule)
-    {
-        if (json_is_object(rule)) {
-            json_object_del(rule, "targets");
-            json_object_del(rule, "contexts");
+    json_t *added = req->add ? json_load_file(req->add, JSON_REJECT_DUPLICATES, &je) : NULL;
+    int failed = !root || !json_is_object(root) || (req->add && !json_is_object(added));
+    if (!failed && req->num_ranges > 0) {
+        /* json_*_set_new and json_array_append_new take the reference even
+         * when they fail */
+        json_t *ranges = json_array();
+        failed = json_object_set_new(root, "space", json_pack("{so}", "ranges", ranges)) != 0;
+        for (int v = 0; v < num_voices && !failed; ++v) {
+            const int r = req->num_ranges == 1 ? 0 : v;
+            failed =
+                json_array_append_new(ranges, json_pack("[ii]", req->low[r], req->high[r])) != 0;
+        }
+        json_t *rules = json_object_get(root, "rules");
+        size_t i;
+        json_t *rule;
+        json_array_foreach(rules, i, rule)
+        {
+            if (json_is_object(rule) && !json_is_false(json_object_get(rule, "learn"))) {
+                json_object_del(rule, "targets");
+                json_object_del(rule, "contexts");
+            }
         }
     }
+    if (!failed && added)
+        failed = append_added(root, added) != 0;
     char *text = failed ? NULL : json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(1));
     json_decref(root);
+    json_decref(added);
     return text;
 }
 
-/* The features, over the space of --ranges when it is given. Returns
- * PN_EXIT_OK, or prints the error and returns the exit status. */
+/* Checks the --add file: a rule set (targets required) over the same space
+ * as the features. Returns PN_EXIT_OK or prints the error. */
+static int check_added(const learn_request *req, const pn_rule_set *features)
+{
+    pn_error_info err = {PN_OK, ""};
+    pn_rule_set *added = NULL;
+    pn_error code = pn_rules_read(req->add, &added, &err);
+    if (code != PN_OK) {
+        fprintf(stderr, "parnassus learn: %s\n", err.message);
+        return status_of(code);
+    }
+    const pn_space *a = &added->space, *f = &features->space;
+    int same = a->num_voices == f->num_voices;
+    for (int v = 0; same && v < a->num_voices; ++v)
+        same = a->low[v] == f->low[v] && a->high[v] == f->high[v];
+    pn_rule_set_free(added);
+    if (!same)
+        return pn_cli_usage_error(command,
+                                  "--add %s: its space differs from the space of %s (the rules "
+                                  "of one set share one space)",
+                                  req->add, req->features ? req->features : PN_DEFAULT_FEATURES_NAME);
+    return PN_EXIT_OK;
+}
+
+/* The features, over the space of --ranges when it is given, with the
+ * rules of --add. Returns PN_EXIT_OK, or prints the error and returns the
+ * exit status. */
 static int load_features(const learn_request *req, pn_rule_set **rs)
 {
     pn_error_info err = {PN_OK, ""};
@@ -268,10 +325,10 @@ static int load_features(const learn_request *req, pn_rule_set **rs)
         fprintf(stderr, "parnassus learn: %s\n", err.message);
         return status_of(code);
     }
-    if (req->num_ranges == 0)
+    if (req->num_ranges == 0 && !req->add)
         return PN_EXIT_OK;
     const int voices = (*rs)->space.num_voices;
-    if (req->num_ranges != 1 && req->num_ranges != voices) {
+    if (req->num_ranges > 1 && req->num_ranges != voices) {
         pn_rule_set_free(*rs);
         *rs = NULL;
         return pn_cli_usage_error(command,
@@ -280,9 +337,17 @@ static int load_features(const learn_request *req, pn_rule_set **rs)
                                   req->num_ranges, req->ranges_text,
                                   req->features ? req->features : PN_DEFAULT_FEATURES_NAME, voices);
     }
+    if (req->add && req->num_ranges == 0) {
+        const int rc = check_added(req, *rs);
+        if (rc != PN_EXIT_OK) {
+            pn_rule_set_free(*rs);
+            *rs = NULL;
+            return rc;
+        }
+    }
     pn_rule_set_free(*rs);
     *rs = NULL;
-    char *text = features_with_ranges(req, voices);
+    char *text = features_text(req, voices);
     if (!text) {
         fprintf(stderr, "parnassus learn: out of memory\n");
         return PN_EXIT_FAILURE;
@@ -291,7 +356,11 @@ static int load_features(const learn_request *req, pn_rule_set **rs)
                              strlen(text), PN_RULES_TARGETS_OPTIONAL, rs, &err);
     free(text);
     if (code != PN_OK) {
-        fprintf(stderr, "parnassus learn: %s (with --ranges %s)\n", err.message, req->ranges_text);
+        if (req->num_ranges > 0)
+            fprintf(stderr, "parnassus learn: %s (with --ranges %s%s%s)\n", err.message,
+                    req->ranges_text, req->add ? " and --add " : "", req->add ? req->add : "");
+        else
+            fprintf(stderr, "parnassus learn: %s (with --add %s)\n", err.message, req->add);
         return status_of(code);
     }
     return PN_EXIT_OK;
@@ -339,10 +408,16 @@ static int set_description(pn_rule_set *rs, const char *summary)
     while (keep > 0 && old[keep - 1] == ' ')
         --keep;
     size_t len = keep + 1 + strlen(learned) + strlen(summary) + 2;
+    int fixed = 0;
+    for (int32_t r = 0; r < rs->num_rules; ++r)
+        fixed |= rs->rules[r].fixed;
+    static const char by_hand[] = "; the rules marked \"learn\": false are written by hand";
+    len += fixed ? strlen(by_hand) : 0;
     char *d = malloc(len);
     if (!d)
         return -1;
-    snprintf(d, len, "%.*s%s%s%s.", (int)keep, old, keep > 0 ? " " : "", learned, summary);
+    snprintf(d, len, "%.*s%s%s%s%s.", (int)keep, old, keep > 0 ? " " : "", learned, summary,
+             fixed ? by_hand : "");
     free(rs->description);
     rs->description = d;
     return 0;
@@ -423,12 +498,19 @@ static void print_report(FILE *out, const pn_rule_set *rs, const char *features,
         fprintf(out, "%-*s  %-*s  %-11s  ", width, rule->name, fwidth, text, seen);
         const pn_rule_context *c = rule->context;
         if (!c) {
-            fprintf(out, "-\n");
+            fputs(rule->fixed ? "-  (as written)\n" : "-\n", out);
             continue;
         }
         pn_feature_to_string(c->feature, text, sizeof text);
-        fprintf(out, "%-*s  %" PRId32 " of %" PRId32 ", smoothing %g\n", cwidth, text, c->num_rows,
+        fprintf(out, "%-*s  %" PRId32 " of %" PRId32 ", smoothing %g", cwidth, text, c->num_rows,
                 pn_feature_table_size(c->table), c->smoothing);
+        for (int32_t k = 0; k < rule->num_refinements; ++k) {
+            const pn_rule_context *f = &rule->refinements[k];
+            pn_feature_to_string(f->feature, text, sizeof text);
+            fprintf(out, "; then %s: %" PRId32 " listed, smoothing %g", text, f->num_rows,
+                    f->smoothing);
+        }
+        fputs(rule->fixed ? " (as written)\n" : "\n", out);
     }
 }
 

@@ -12,6 +12,8 @@
 struct pn_feature_sums {
     pn_space space;
     int32_t num_rules;
+    int32_t *inner_all, *outer_all; /* as below, every rule */
+    int32_t num_inner_all, num_outer_all;
     const int32_t *const *lut; /* per rule: its table's lookup */
     int64_t (*vstride)[PN_SPACE_MAX_VOICES];
     int32_t *first_row;  /* per rule: its first row */
@@ -95,13 +97,15 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
     s->first_row = malloc((size_t)K * sizeof *s->first_row);
     s->inner = malloc((size_t)K * sizeof *s->inner);
     s->outer = malloc((size_t)K * sizeof *s->outer);
+    s->inner_all = malloc((size_t)K * sizeof *s->inner_all);
+    s->outer_all = malloc((size_t)K * sizeof *s->outer_all);
     s->base = malloc((size_t)K * sizeof *s->base);
     s->run_lut = malloc((size_t)K * sizeof *s->run_lut);
     s->run_stride = malloc((size_t)K * sizeof *s->run_stride);
     s->run_row = malloc((size_t)K * sizeof *s->run_row);
     s->lut = lut;
     if (!lut || !s->vstride || !s->first_row || !s->inner || !s->outer || !s->base ||
-        !s->run_lut || !s->run_stride || !s->run_row) {
+        !s->run_lut || !s->run_stride || !s->run_row || !s->inner_all || !s->outer_all) {
         pn_feature_sums_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "feature sums: out of memory");
     }
@@ -113,9 +117,9 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
             s->vstride[r][v] = v < set->space.num_voices ? pn_feature_table_vstride(t, v) : 0;
         s->first_row[r] = rule_start[r];
         if (s->vstride[r][last] != 0)
-            s->inner[s->num_inner++] = r;
+            s->inner_all[s->num_inner_all++] = r;
         else
-            s->outer[s->num_outer++] = r;
+            s->outer_all[s->num_outer_all++] = r;
     }
     *out = s;
     return PN_OK;
@@ -130,6 +134,8 @@ void pn_feature_sums_free(pn_feature_sums *s)
     free(s->first_row);
     free(s->inner);
     free(s->outer);
+    free(s->inner_all);
+    free(s->outer_all);
     free(s->base);
     free((void *)(uintptr_t)s->run_lut);
     free(s->run_stride);
@@ -149,9 +155,17 @@ static void upper_bases(const pn_feature_sums *s, const int *digit, int64_t *bas
     }
 }
 
-void pn_feature_sums_run(pn_feature_sums *s, const double *v, int nv, int64_t first,
-                         int64_t count, double *out)
+void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
+                         int64_t first, int64_t count, double *out)
 {
+    /* the kept rules only: a dropped rule adds nothing */
+    s->num_inner = s->num_outer = 0;
+    for (int32_t q = 0; q < s->num_inner_all; ++q)
+        if (!kept || kept[s->inner_all[q]])
+            s->inner[s->num_inner++] = s->inner_all[q];
+    for (int32_t q = 0; q < s->num_outer_all; ++q)
+        if (!kept || kept[s->outer_all[q]])
+            s->outer[s->num_outer++] = s->outer_all[q];
     const int k = s->space.num_voices, last = k - 1;
     int digit[PN_SPACE_MAX_VOICES], radix[PN_SPACE_MAX_VOICES];
     for (int i = 0; i < k; ++i)

@@ -185,6 +185,8 @@ static pn_error count_corpus(const pn_rule_set *rs, const pn_corpus *corpus,
             }
             for (int32_t r = 0; r < K; ++r) {
                 const pn_rule *rule = &rs->rules[r];
+                if (!l[r].count)
+                    continue; /* a rule learning leaves alone */
                 int32_t cell = -1;
                 pn_error err = pn_feature_cell_of(rule->table, pitch, &cell, info);
                 if (err != PN_OK)
@@ -300,6 +302,8 @@ pn_error pn_learn(pn_rule_set *rs, const pn_corpus *corpus, const pn_learn_setti
     }
     for (int32_t r = 0; r < K; ++r) {
         const pn_rule *rule = &rs->rules[r];
+        if (rule->fixed)
+            continue; /* kept as written */
         l[r].count = calloc((size_t)pn_feature_table_size(rule->table), sizeof *l[r].count);
         if (!l[r].count) {
             err = pn_fail(info, PN_ERR_NOMEM, "learn: out of memory");
@@ -327,7 +331,8 @@ pn_error pn_learn(pn_rule_set *rs, const pn_corpus *corpus, const pn_learn_setti
                 goto done;
     /* nothing can fail from here on: replace the rules' arrays */
     for (int32_t r = 0; r < K; ++r)
-        commit_rule(&rs->rules[r], &l[r], rep->total_weight);
+        if (l[r].count)
+            commit_rule(&rs->rules[r], &l[r], rep->total_weight);
 done:
     free_learned(l, K);
     return err;

@@ -484,7 +484,8 @@ static int64_t price_structured(pn_pstep *ps, const double *nu, double threshold
     int64_t n = 0;
     for (int64_t first = 0; first < ps->J; first += PN_PSTEP_BLOCK) {
         const int64_t count = ps->J - first < PN_PSTEP_BLOCK ? ps->J - first : PN_PSTEP_BLOCK;
-        ps->row_sums->run(ps->row_sums->ctx, ps->row_values, 1, first, count, ps->block_sums);
+        ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 1, first, count,
+                          ps->block_sums);
         for (int64_t i = 0; i < count; ++i) {
             const int64_t j = first + i;
             if (ps->in_ws[j])
@@ -619,7 +620,7 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
         spread_rows(ps, pair, 2);
         for (int64_t first = 0; first < ps->J; first += PN_PSTEP_BLOCK) {
             const int64_t count = ps->J - first < PN_PSTEP_BLOCK ? ps->J - first : PN_PSTEP_BLOCK;
-            ps->row_sums->run(ps->row_sums->ctx, ps->row_values, 2, first, count,
+            ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 2, first, count,
                               ps->block_sums);
             for (int64_t i = 0; i < count; ++i) {
                 const int64_t j = first + i;

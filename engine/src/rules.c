@@ -473,14 +473,22 @@ static pn_error read_rule(const pn_rr *rd, const pn_rule_set *rs, size_t index, 
     if (!json_is_object(obj)) {
         return pn_rr_fail_type(rd, path, "a rule object", obj);
     }
-    static const char *const keys[] = {"name",    "feature",   "targets",  "description",
-                                       "context", "smoothing", "contexts", "refinements",
-                                       NULL};
+    static const char *const keys[] = {"name",      "feature",  "targets",     "description",
+                                       "learn",     "context",  "smoothing",   "contexts",
+                                       "refinements", NULL};
     pn_error err = pn_rr_check_keys(rd, path, obj, keys);
     if (err != PN_OK)
         return err;
 
-    const int targets_optional = (rd->flags & PN_RULES_TARGETS_OPTIONAL) != 0;
+    const json_t *learn = json_object_get(obj, "learn");
+    if (learn) {
+        snprintf(fpath, sizeof fpath, "%s.learn", path);
+        if (!json_is_boolean(learn))
+            return pn_rr_fail_type(rd, fpath, "true or false", learn);
+        r->fixed = json_is_false(learn);
+    }
+    /* a rule learning leaves alone must say what it wants */
+    const int targets_optional = (rd->flags & PN_RULES_TARGETS_OPTIONAL) != 0 && !r->fixed;
     static const char *const required[] = {"name", "feature", "targets"};
     for (size_t i = 0; i < sizeof required / sizeof *required - (size_t)targets_optional; ++i)
         if (!json_object_get(obj, required[i]))
@@ -694,10 +702,10 @@ pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
 /* ------------------------------------------------------------------------ */
 /* The problem */
 
-static void run_row_sums(void *ctx, const double *v, int nv, int64_t first, int64_t count,
-                         double *out)
+static void run_row_sums(void *ctx, const unsigned char *kept, const double *v, int nv,
+                         int64_t first, int64_t count, double *out)
 {
-    pn_feature_sums_run(ctx, v, nv, first, count, out);
+    pn_feature_sums_run(ctx, kept, v, nv, first, count, out);
 }
 
 static void free_row_sums(void *ctx)

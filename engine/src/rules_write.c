@@ -319,6 +319,8 @@ static void put_rule(FILE *out, const pn_rule *rule, int last)
     put_string(out, rule->name);
     fputs(", \"feature\": ", out);
     put_string(out, text);
+    if (rule->fixed)
+        fputs(", \"learn\": false", out);
     if (rule->description) {
         fputs(",\n      \"description\": ", out);
         put_string(out, rule->description);

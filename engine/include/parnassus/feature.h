@@ -154,12 +154,13 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
                                 pn_feature_sums **out, pn_error_info *info);
 void pn_feature_sums_free(pn_feature_sums *s);
 
-/* out[i * nv + c] = sum over rules r of v[(rule_start[r] + cell_r(first + i)) * nv + c] for
- * i < count and c < nv (1 or 2): nv values per row, interleaved. Sonorities
- * first .. first + count - 1 must lie in the space. Allocation-free; uses
- * scratch of s, so one thread at a time. */
-void pn_feature_sums_run(pn_feature_sums *s, const double *v, int nv, int64_t first,
-                         int64_t count, double *out);
+/* out[i * nv + c] = sum over the rules r with kept[r] != 0 (every rule when
+ * kept is NULL) of v[(rule_start[r] + cell_r(first + i)) * nv + c] for i < count
+ * and c < nv (1 or 2): nv values per row, interleaved. Sonorities first ..
+ * first + count - 1 must lie in the space. Allocation-free; uses scratch of
+ * s, so one thread at a time. */
+void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
+                         int64_t first, int64_t count, double *out);
 
 #ifdef __cplusplus
 }

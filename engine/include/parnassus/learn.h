@@ -61,7 +61,8 @@ typedef struct pn_learn_report {
     int32_t skip_piece, skip_step, skip_voice, skip_pitch;
 } pn_learn_report;
 
-/* Learns the targets of every rule of rs from the corpus, replacing its
+/* Learns the targets of every rule of rs from the corpus (except those
+ * marked "learn": false, pn_rule.fixed, which stay as written), replacing its
  * targets and listed contexts (the old arrays are freed; features, context
  * features and smoothing stay). corpus->num_voices must equal the space's
  * voices. Fails with PN_ERR_INVALID, leaving rs unchanged, when the voices

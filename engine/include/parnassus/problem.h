@@ -20,10 +20,11 @@ extern "C" {
  * than reading its group's rows, for problems whose groups are the raw
  * inputs themselves (num_groups == n and group k is input k; the builder
  * that knows the structure sets it, e.g. pn_rules_build_problem). run()
- * writes out[i * nv + c] = sum over rules r of v[row_r(first + i) * nv + c]
- * for i < count, c < nv (1 or 2). */
+ * writes out[i * nv + c] = sum over the rules r with kept[r] != 0 of
+ * v[row_r(first + i) * nv + c] for i < count, c < nv (1 or 2). */
 typedef struct pn_row_sums {
-    void (*run)(void *ctx, const double *v, int nv, int64_t first, int64_t count, double *out);
+    void (*run)(void *ctx, const unsigned char *kept, const double *v, int nv, int64_t first,
+                int64_t count, double *out);
     void *ctx;
     void (*free_ctx)(void *ctx); /* called by pn_problem_free */
 } pn_row_sums;

@@ -70,6 +70,7 @@ typedef struct pn_rule_context {
 typedef struct pn_rule {
     char *name;                /* unique within the set */
     char *description;         /* NULL when the file has none */
+    int fixed;                 /* "learn": false: learning leaves its targets as written */
     pn_feature *feature;       /* parsed for the set's space */
     pn_feature_table *table;   /* the feature's values over the space */
     double *target;            /* m = pn_feature_table_size(table) entries, summing to 1:
