@@ -453,6 +453,60 @@ static void test_tv(void **state)
     pn_style_acc_free(both);
 }
 
+/* Shares of sets of chord types and of ranges of motion sizes. */
+static void test_share_helpers(void **state)
+{
+    (void)state;
+    pn_style_stats *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    const int32_t major = 1 | 1 << 4 | 1 << 7, minor = 1 | 1 << 3 | 1 << 7,
+                  first_inversion = 1 | 1 << 3 | 1 << 8;
+    const int32_t triads[2] = {major, minor};
+    /* empty distributions have no share */
+    assert_true(isnan(pn_style_share_bins(s, PN_STYLE_CHORD, triads, 2)));
+    assert_true(isnan(pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 1, 2)));
+
+    int64_t *chord = s->bins + pn_style_dist_get(PN_STYLE_CHORD)->first;
+    chord[major] = 3;
+    chord[minor] = 1;
+    chord[first_inversion] = 4;
+    assert_near(pn_style_share_bins(s, PN_STYLE_CHORD, triads, 2), 0.5, 0);
+    assert_near(pn_style_share_bins(s, PN_STYLE_CHORD, triads, 1), 0.375, 0);
+    /* a bin listed twice counts once; bins outside the distribution count nothing */
+    const int32_t twice[4] = {major, major, -1, PN_STYLE_CHORD_BINS};
+    assert_near(pn_style_share_bins(s, PN_STYLE_CHORD, twice, 4), 0.375, 0);
+    assert_near(pn_style_share_bins(s, PN_STYLE_CHORD, NULL, 0), 0.0, 0);
+
+    /* soprano motions -2, -1, 0, 0, +1, +3, +7, +7, +12, -12: 10 moves */
+    static const int moves[10] = {-2, -1, 0, 0, 1, 3, 7, 7, 12, -12};
+    int64_t *motion = s->bins + pn_style_dist_get(PN_STYLE_SOPRANO_MOTION)->first;
+    for (int i = 0; i < 10; ++i)
+        motion[moves[i] + PN_STYLE_MOTION_CLAMP]++;
+    assert_near(pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 1, 2), 0.3, 1e-15);
+    assert_near(pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 5, INT32_MAX), 0.4, 1e-15);
+    assert_near(pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 0, 0), 0.2, 1e-15);
+    assert_near(pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 0, 12), 1.0, 0);
+    assert_near(pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 3, 1), 0.0, 0);
+    /* other distributions are left alone */
+    assert_true(isnan(pn_style_share_magnitude(s, PN_STYLE_BASS_MOTION, 1, 2)));
+
+    /* from events: the soprano steps up 2, leaps up 5, steps down 1 */
+    pn_style_acc *acc = new_acc(NULL, 0);
+    pn_style_begin_piece(acc, C_MAJOR);
+    add4(acc, 72, 67, 64, 48); /* C major, root position */
+    add4(acc, 74, 71, 62, 55); /* G major, root position */
+    add4(acc, 79, 71, 62, 55); /* G major again, other voicing */
+    add4(acc, 78, 69, 62, 50); /* D major, root position */
+    add4(acc, 76, 67, 60, 52); /* C major over E: first inversion */
+    const pn_style_stats *st = pn_style_acc_stats(acc);
+    assert_int_equal(st->sonorities, 5);
+    assert_near(pn_style_share_bins(st, PN_STYLE_CHORD, triads, 2), 0.8, 1e-15);
+    assert_near(pn_style_share_magnitude(st, PN_STYLE_SOPRANO_MOTION, 1, 2), 0.75, 1e-15);
+    assert_near(pn_style_share_magnitude(st, PN_STYLE_SOPRANO_MOTION, 5, INT32_MAX), 0.25, 1e-15);
+    pn_style_acc_free(acc);
+    free(s);
+}
+
 /* ------------------------------------------------------------------------ */
 /* copy4 */
 
@@ -736,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_tonal_profile),
         cmocka_unit_test(test_quantiles_and_modes),
         cmocka_unit_test(test_tv),
+        cmocka_unit_test(test_share_helpers),
         cmocka_unit_test(test_copy4),
         cmocka_unit_test(test_corpus_and_errors),
         cmocka_unit_test(test_file_round_trip),

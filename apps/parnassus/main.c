@@ -27,6 +27,7 @@ static const subcommand subcommands[] = {
     {"render", pn_cmd_render, "host the LV2 plugin offline and record what it plays"},
     {"evaluate", pn_cmd_evaluate, "style statistics of music against a reference (TV, rates)"},
     {"baseline", pn_cmd_baseline, "a Markov chain over sonorities, sampled into a MIDI file"},
+    {"sweep", pn_cmd_sweep, "the style of generated music over one knob's range (table, plot)"},
 };
 
 enum { NUM_SUBCOMMANDS = sizeof subcommands / sizeof subcommands[0] };

@@ -898,6 +898,11 @@ void pn_plot_axis_fit(pn_plot_axis *a, double lo, double hi, int target_ticks, i
     axis_fit(a, lo, hi, target_ticks, snap);
 }
 
+double pn_plot_px(const pn_plot_panel *p, double v)
+{
+    return px(p, v);
+}
+
 double pn_plot_py(const pn_plot_panel *p, double v)
 {
     return py(p, v);

@@ -58,9 +58,10 @@ void pn_plot_draw_text(cairo_t *cr, const char *s, double x, double y, pn_plot_a
                        pn_plot_align v);
 
 /* Axes and panels: fit an axis to [lo, hi] (snap: whole ticks from 0),
- * the pixel row of a value, the grid lines, the frame with tick labels
- * and a vertical axis title at x. */
+ * the pixel column and row of a value, the grid lines, the frame with tick
+ * labels and a vertical axis title at x. */
 void pn_plot_axis_fit(pn_plot_axis *a, double lo, double hi, int target_ticks, int snap);
+double pn_plot_px(const pn_plot_panel *p, double v);
 double pn_plot_py(const pn_plot_panel *p, double v);
 void pn_plot_draw_grid(cairo_t *cr, const pn_plot_panel *p, int vertical);
 void pn_plot_draw_frame(cairo_t *cr, const pn_plot_panel *p, int x_ticks, int x_labels);

@@ -135,6 +135,41 @@ double pn_style_share(const pn_style_stats *s, pn_style_dist d, int32_t bin)
     return t > 0 ? (double)pn_style_counts(s, d)[bin] / (double)t : 0.0;
 }
 
+double pn_style_share_bins(const pn_style_stats *s, pn_style_dist d, const int32_t *bins,
+                           int num_bins)
+{
+    const int64_t t = pn_style_dist_total(s, d);
+    if (t <= 0)
+        return NAN;
+    const int64_t *c = pn_style_counts(s, d);
+    int64_t in = 0;
+    for (int i = 0; i < num_bins; ++i) {
+        const int32_t b = bins[i];
+        int seen = b < 0 || b >= DISTS[d].size;
+        for (int j = 0; j < i && !seen; ++j)
+            seen = bins[j] == b;
+        if (!seen)
+            in = add_sat(in, c[b]);
+    }
+    return (double)in / (double)t;
+}
+
+double pn_style_share_magnitude(const pn_style_stats *s, pn_style_dist d, int32_t lo, int32_t hi)
+{
+    const int64_t t = pn_style_dist_total(s, d);
+    if (t <= 0)
+        return NAN;
+    const int64_t *c = pn_style_counts(s, d);
+    int64_t in = 0;
+    for (int32_t b = 0; b < DISTS[d].size; ++b) {
+        const int64_t v = (int64_t)b + DISTS[d].offset;
+        const int64_t m = v < 0 ? -v : v;
+        if (m >= lo && m <= hi)
+            in = add_sat(in, c[b]);
+    }
+    return (double)in / (double)t;
+}
+
 double pn_style_tv_counts(const int64_t *p, const int64_t *q, int32_t n)
 {
     const int64_t tp = total_of(p, n), tq = total_of(q, n);

@@ -132,6 +132,18 @@ int64_t pn_style_dist_total(const pn_style_stats *s, pn_style_dist d);
 /* Share of bin `bin` in distribution d: 0 when the distribution is empty. */
 double pn_style_share(const pn_style_stats *s, pn_style_dist d, int32_t bin);
 
+/* Share of distribution d's counts that lie in the listed bins (a bin
+ * listed twice counts once; bins outside the distribution are ignored):
+ * e.g. root-position triads as the chord-type bins of {0,4,7} and {0,3,7}.
+ * NAN when the distribution is empty. */
+double pn_style_share_bins(const pn_style_stats *s, pn_style_dist d, const int32_t *bins,
+                           int num_bins);
+
+/* Share of distribution d's counts whose value v (bin + offset) has
+ * lo <= |v| <= hi: e.g. steps of a voice (|motion| 1..2) or its leaps
+ * (|motion| >= 5). 0 when lo > hi; NAN when the distribution is empty. */
+double pn_style_share_magnitude(const pn_style_stats *s, pn_style_dist d, int32_t lo, int32_t hi);
+
 /* Total variation distance between two count vectors of n bins, each
  * normalised: 1/2 sum |p - q|. NAN when either is empty. */
 double pn_style_tv_counts(const int64_t *p, const int64_t *q, int32_t n);
