@@ -19,8 +19,8 @@ typedef struct options {
     int run_rules;
     int runs; /* per row; warm rows run twice as many (both directions) */
     /* the rule sets of the "rules" part, each in its own rows: --rules FILE,
-     * or the defaults presets/chorale-major.json (the chorale registers)
-     * and presets/chorale-major-wide.json (the paper's full space) */
+     * or the defaults presets/chorale-major.json and
+     * presets/chorale-minor.json */
     const char *rules[MAX_RULE_SETS];
     int num_rule_sets;
     int rules_given; /* named with --rules (else the defaults) */

@@ -7,7 +7,7 @@
  * (de-overlap of the full sonority space, solver setup, cold and warm
  * realizations, memory) and rule-set files (reading, de-overlap, cold and
  * warm realizations, sampling throughput): by default
- * presets/chorale-major.json and presets/chorale-major-wide.json, each in
+ * presets/chorale-major.json and presets/chorale-minor.json, each in
  * its own rows, or the one set of --rules. Every row gives the median, min
  * and max over its runs, the target and whether it is met, and the
  * iteration counts and KKT residuals of the solves behind it. Progress goes
@@ -26,17 +26,17 @@
 #define PN_BENCH_DEFAULT_RULES "presets/chorale-major.json"
 #endif
 
-/* The full-scale set next to the default one: PN_BENCH_DEFAULT_RULES with
- * its file name replaced by WIDE_RULES_FILE. */
-static const char WIDE_RULES_FILE[] = "chorale-major-wide.json";
+/* The other mode's set next to the default one: PN_BENCH_DEFAULT_RULES
+ * with its file name replaced by SECOND_RULES_FILE. */
+static const char SECOND_RULES_FILE[] = "chorale-minor.json";
 
-static const char *wide_rules_path(void)
+static const char *second_rules_path(void)
 {
     static char path[4096];
     const char *def = PN_BENCH_DEFAULT_RULES;
     const char *slash = strrchr(def, '/');
     const int dir = slash ? (int)(slash - def + 1) : 0;
-    snprintf(path, sizeof path, "%.*s%s", dir, def, WIDE_RULES_FILE);
+    snprintf(path, sizeof path, "%.*s%s", dir, def, SECOND_RULES_FILE);
     return path;
 }
 
@@ -54,7 +54,7 @@ static void usage(FILE *f)
             "  --rules FILE   the one rule set of the rules part (default: both\n"
             "                 %s\n"
             "                 and %s, each in its own rows)\n",
-            QUICK_RUNS, DEFAULT_RUNS, PN_BENCH_DEFAULT_RULES, wide_rules_path());
+            QUICK_RUNS, DEFAULT_RUNS, PN_BENCH_DEFAULT_RULES, second_rules_path());
 }
 
 static void parse_options(int argc, char **argv, options *o)
@@ -62,7 +62,7 @@ static void parse_options(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     o->run_a = o->run_music = o->run_rules = 1;
     o->rules[0] = PN_BENCH_DEFAULT_RULES;
-    o->rules[1] = wide_rules_path();
+    o->rules[1] = second_rules_path();
     o->num_rule_sets = 2;
     int runs = 0;
     for (int i = 1; i < argc; ++i) {

@@ -1,5 +1,5 @@
 /* parnassus-bench: rule-set files (--rules FILE, or by default
- * presets/chorale-major.json and then presets/chorale-major-wide.json, each
+ * presets/chorale-major.json and then presets/chorale-minor.json, each
  * in its own rows named by the set; docs/benchmarks.md): reading each, the
  * de-overlap of its full sonority space, the plugin's setup and cold
  * realization, warm re-realizations after a context change (a drawn

@@ -36,7 +36,7 @@ rules_src=$root/presets
 URI=urn:parnassus:lv2
 
 # The presets of ttl/presets.ttl, by label.
-preset_labels=("Strict" "Balanced" "Liberal" "Chorale major" "Chorale minor" "Chorale major (wide)" "Mixed modes" "Pedagogical")
+preset_labels=("Strict" "Balanced" "Liberal" "Chorale major" "Chorale minor" "Textbook major" "Textbook minor" "Mixed modes" "Pedagogical")
 required_features=("http://lv2plug.in/ns/ext/urid#map" "http://lv2plug.in/ns/ext/worker#schedule")
 # Shared libraries the plugin may need at run time (extended regexps, whole
 # name). OpenBLAS must not be one: the serial static library is linked in.

@@ -1,68 +1,59 @@
-/* The built-in feature set of `parnassus learn`: 16 rules, nine of them
- * conditioned on the previous sonority, over the chorale registers in C
- * (soprano 57..83, alto 50..78, tenor 45..72, bass 33..67: n = 28 * 30 *
- * 29 * 36 = 876,960 sonorities; --ranges 31-84 gives the paper's full
- * space). docs/learning.md explains the choice; in short, every feature is
- * a function of the exact soprano and bass, the alto and tenor pitch
- * classes and where the alto lies relative to the outer voices, so the
- * de-overlap has K' = 285,779 groups (1,153,321 over 31..84; the exact
- * octaves of the inner voices would make it several times more) and
- * m = 2,849 rows (2,898 over 31..84). */
+/* The built-in feature set of `parnassus learn`: the style core of the
+ * chorale sets (docs/learning.md, docs/presets.md). Eight rules over the
+ * chorale registers in C (soprano 57..83, alto 50..78, tenor 45..72, bass
+ * 33..67: n = 28 * 30 * 29 * 36 = 876,960 sonorities): the chord above the
+ * bass, every voice's pitch and the spacing of neighbouring voices. All
+ * eight are conditioned on the same contexts, the outer voices of the
+ * previous sonority refined by the whole of it, so their learned targets
+ * are marginals of one distribution and agree: the selection keeps them
+ * all. Every voice's exact pitch makes every sonority a group of its own
+ * (K' = n), which the solver's passes exploit (docs/engine.md). Two
+ * constraints keep the voice leading clean; lambda_p 3e-5 follows the rules
+ * closely enough that the inner voices keep their lines. */
 #include "default_features.h"
+
+#define CONTEXTS                                                                                   \
+    "\"context\": \"w(4,1)\", \"smoothing\": 4,\n"                                                 \
+    "      \"refinements\": [ { \"context\": \"w(1,2,3,4)\", \"smoothing\": 2 } ],\n"
 
 const char pn_default_features_json[] =
     "{\n"
     "  \"format\": \"parnassus-rules/1\",\n"
     "  \"name\": \"chorale-features\",\n"
-    "  \"description\": \"Parnassus's default features for four-voice chorales: pitches and "
-    "pitch classes of the voices, intervals, pitch-class sets, where the alto lies; nine "
-    "rules conditioned on the previous sonority.\",\n"
+    "  \"description\": \"The style core of Parnassus's chorale sets: the chord above the bass, "
+    "every voice's pitch and the spacing of neighbouring voices, each given the previous "
+    "sonority's outer voices and, where the corpus knows it, the whole previous sonority; no "
+    "parallel or hidden fifths and octaves.\",\n"
+    "  \"lambda_p\": 3e-05,\n"
     "  \"space\": { \"ranges\": [[57, 83], [50, 78], [45, 72], [33, 67]] },\n"
     "  \"rules\": [\n"
-    "    { \"name\": \"pc-set\", \"feature\": \"sort(mod12(w(1,2,3,4)))\",\n"
-    "      \"context\": \"sort(mod12(w(1,2,3,4)))\",\n"
-    "      \"description\": \"The chord: pitch classes of all voices (a multiset, rests "
-    "last), given the previous chord.\" },\n"
-    "    { \"name\": \"upper-pc-set\", \"feature\": \"sort(mod12(w(1,2,3)))\",\n"
-    "      \"description\": \"Pitch classes of the three upper voices.\" },\n"
-    "    { \"name\": \"outer-pcs\", \"feature\": \"mod12(w(4,1))\",\n"
-    "      \"context\": \"mod12(w(4,1))\",\n"
-    "      \"description\": \"Bass and soprano pitch classes, given the previous pair.\" },\n"
-    "    { \"name\": \"inner-pcs\", \"feature\": \"mod12(w(2,3))\",\n"
-    "      \"description\": \"Alto and tenor pitch classes.\" },\n"
+    "    { \"name\": \"chord\", \"feature\": \"sort(mod12(rel(w(4,3,2,1))))\",\n"
+    "      " CONTEXTS
+    "      \"description\": \"The chord above the bass: the upper voices' pitch classes measured "
+    "from the bass, doublings included (its kind, inversion and doubling, not its root).\" },\n"
     "    { \"name\": \"soprano\", \"feature\": \"w(1)\",\n"
-    "      \"context\": \"w(1)\",\n"
-    "      \"description\": \"Soprano pitch, given the previous soprano pitch (melodic "
-    "motion).\" },\n"
+    "      " CONTEXTS "      \"description\": \"The soprano's pitch: the melody.\" },\n"
+    "    { \"name\": \"alto\", \"feature\": \"w(2)\",\n"
+    "      " CONTEXTS "      \"description\": \"The alto's pitch.\" },\n"
+    "    { \"name\": \"tenor\", \"feature\": \"w(3)\",\n"
+    "      " CONTEXTS "      \"description\": \"The tenor's pitch.\" },\n"
     "    { \"name\": \"bass\", \"feature\": \"w(4)\",\n"
-    "      \"context\": \"w(4)\",\n"
-    "      \"description\": \"Bass pitch, given the previous bass pitch.\" },\n"
-    "    { \"name\": \"outer-spacing\", \"feature\": \"abs(diff(w(4,1)))\",\n"
-    "      \"description\": \"Distance in semitones between bass and soprano.\" },\n"
-    "    { \"name\": \"alto-placement\", \"feature\": \"order(w(4,2,1))\",\n"
-    "      \"description\": \"Order of bass, alto and soprano from the bottom: (0,1,2) when "
-    "the alto lies between them.\" },\n"
-    "    { \"name\": \"soprano-pc\", \"feature\": \"mod12(w(1))\",\n"
-    "      \"context\": \"mod12(w(1))\",\n"
-    "      \"description\": \"Soprano pitch class, given the previous one.\" },\n"
-    "    { \"name\": \"alto-pc\", \"feature\": \"mod12(w(2))\",\n"
-    "      \"context\": \"mod12(w(2))\",\n"
-    "      \"description\": \"Alto pitch class, given the previous one.\" },\n"
-    "    { \"name\": \"tenor-pc\", \"feature\": \"mod12(w(3))\",\n"
-    "      \"context\": \"mod12(w(3))\",\n"
-    "      \"description\": \"Tenor pitch class, given the previous one.\" },\n"
-    "    { \"name\": \"bass-pc\", \"feature\": \"mod12(w(4))\",\n"
-    "      \"context\": \"mod12(w(4))\",\n"
-    "      \"description\": \"Bass pitch class, given the previous one.\" },\n"
-    "    { \"name\": \"outer-interval\", \"feature\": \"mod12(diff(w(4,1)))\",\n"
-    "      \"context\": \"mod12(diff(w(4,1)))\",\n"
-    "      \"description\": \"Interval from the bass up to the soprano, mod 12, given the "
-    "previous one.\" },\n"
-    "    { \"name\": \"soprano-alto\", \"feature\": \"mod12(diff(w(2,1)))\",\n"
-    "      \"description\": \"Interval from the alto up to the soprano, mod 12.\" },\n"
-    "    { \"name\": \"alto-tenor\", \"feature\": \"mod12(diff(w(3,2)))\",\n"
-    "      \"description\": \"Interval from the tenor up to the alto, mod 12.\" },\n"
-    "    { \"name\": \"tenor-bass\", \"feature\": \"mod12(diff(w(4,3)))\",\n"
-    "      \"description\": \"Interval from the bass up to the tenor, mod 12.\" }\n"
+    "      " CONTEXTS "      \"description\": \"The bass's pitch: the bass line and the key.\" },\n"
+    "    { \"name\": \"soprano-alto\", \"feature\": \"diff(w(2,1))\",\n"
+    "      " CONTEXTS
+    "      \"description\": \"From the alto up to the soprano, in semitones (negative when they "
+    "cross): the spacing of the upper voices.\" },\n"
+    "    { \"name\": \"alto-tenor\", \"feature\": \"diff(w(3,2))\",\n"
+    "      " CONTEXTS "      \"description\": \"From the tenor up to the alto.\" },\n"
+    "    { \"name\": \"tenor-bass\", \"feature\": \"diff(w(4,3))\",\n"
+    "      " CONTEXTS "      \"description\": \"From the bass up to the tenor.\" }\n"
+    "  ],\n"
+    "  \"constraints\": [\n"
+    "    { \"name\": \"no-parallels\", \"kind\": \"parallel\", \"intervals\": [0, 7],\n"
+    "      \"description\": \"No two voices move in parallel unisons, octaves or fifths.\" },\n"
+    "    { \"name\": \"no-hidden-outer\", \"kind\": \"hidden\", \"intervals\": [0, 7], \"leap\": 2,\n"
+    "      \"voices\": [[1, 4]],\n"
+    "      \"description\": \"Soprano and bass do not reach a fifth or an octave in similar "
+    "motion with a leap in the soprano.\" }\n"
     "  ]\n"
     "}\n";
