@@ -16,8 +16,8 @@
  * - knob change to new realization: from setting log2_lambda_w to the
  *   block where the new realization is installed (worker thread);
  * - the context step: every step's work() job (re-solve and alias table),
- *   three seeds of 60 steps (target median < 100 ms);
- * - late steps: S seconds (default 30) of music in real time with the
+ *   three seeds of 100 steps (target: 99th percentile < 100 ms);
+ * - late steps: S seconds (default 60) of music in real time with the
  *   worker thread, in 8ths and in 16ths at 120 bpm;
  * - instantiation (the first realization exists before the first run()).
  * A measurement, not a test: the exit status is 0 whether targets are met
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
     const char *bundle = PN_BENCH_BUNDLE;
     long blocks = 100000;
     double speed = 4.0; /* blocks run this many times faster than real time */
-    double late_seconds = 30.0;
+    double late_seconds = 60.0;
     int markdown = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--markdown"))
@@ -403,12 +403,13 @@ int main(int argc, char **argv)
     leave_realtime(realtime);
     qsort(cost, (size_t)blocks, sizeof *cost, cmp_double);
     qsort(waking, (size_t)(wakes ? wakes : 1), sizeof *waking, cmp_double);
-    snprintf(details, sizeof details,
-             "%ld blocks (%.0f s of music at 48 kHz) at %g x real time, 120 bpm 1/8, %llu jobs done "
-             "by the worker thread, %.0f late steps; the worst was block %ld; audio thread %s",
-             blocks, (double)blocks * BLOCK / 48000.0, speed, (unsigned long long)ws.completed,
-             pnh_get_control(h, "late_steps"), worst,
-             realtime ? "SCHED_FIFO 50" : "not real-time (SCHED_FIFO refused)");
+    snprintf(
+        details, sizeof details,
+        "%ld blocks (%.0f s of music at 48 kHz) at %g x real time, 120 bpm 1/8, %llu jobs done "
+        "by the worker thread, %.0f late steps; the worst was block %ld; audio thread %s",
+        blocks, (double)blocks * BLOCK / 48000.0, speed, (unsigned long long)ws.completed,
+        pnh_get_control(h, "late_steps"), worst,
+        realtime ? "SCHED_FIFO 50" : "not real-time (SCHED_FIFO refused)");
     one_value_row(&t, "run() + work_response() per 256-frame block, median", cost[blocks / 2],
                   GOAL_NONE, 0, details);
     one_value_row(&t, "run() + work_response() per 256-frame block, 99.9th pct",
@@ -445,8 +446,8 @@ int main(int argc, char **argv)
                      "asleep on the semaphore, no plugin: the host's part of those blocks; "
                      "max %.0f us",
                      WAKES, wake[WAKES - 1] * 1e6);
-            one_value_row(&t, "waking a sleeping thread alone (sem_post), median",
-                          wake[WAKES / 2], GOAL_NONE, 0, wake_details);
+            one_value_row(&t, "waking a sleeping thread alone (sem_post), median", wake[WAKES / 2],
+                          GOAL_NONE, 0, wake_details);
         }
         free(wake);
     }
@@ -515,8 +516,8 @@ int main(int argc, char **argv)
         }
         stop_timer(&sw, &knob);
     }
-    row *rk = add_row(&t, "plugin", "knob change to new realization (log2_lambda_w +-1)",
-                      UNIT_TIME, &knob, GOAL_BELOW, 0.1);
+    row *rk = add_row(&t, "plugin", "knob change to new realization (log2_lambda_w +-1)", UNIT_TIME,
+                      &knob, GOAL_BELOW, 0.1);
     snprintf(rk->details, sizeof rk->details,
              "from the port change to the block that installs the realization (transport stopped)");
     pnh_free(h);
@@ -525,7 +526,7 @@ int main(int argc, char **argv)
      * knobs left alone is one step's re-realization, timed whole (solve,
      * alias table, statistics); over three seeds */
     {
-        enum { SEEDS = 3, STEPS_PER_SEED = 60 };
+        enum { SEEDS = 3, STEPS_PER_SEED = 100 };
         double *job = xmalloc(SEEDS * STEPS_PER_SEED * sizeof *job);
         double first[SEEDS] = {0}; /* each seed's first step after instantiation */
         long jobs = 0;
@@ -551,7 +552,7 @@ int main(int argc, char **argv)
             qsort(job, (size_t)jobs, sizeof *job, cmp_double);
             samples steps = {0};
             samples_add(&steps, job[0]);
-            row *rs = add_row(&t, "plugin", what, UNIT_TIME, &steps, GOAL_BELOW, 0.1);
+            row *rs = add_row(&t, "plugin", what, UNIT_TIME, &steps, GOAL_NONE, 0);
             rs->runs = (int)jobs;
             rs->median = jobs % 2 ? job[jobs / 2] : 0.5 * (job[jobs / 2 - 1] + job[jobs / 2]);
             rs->max = job[jobs - 1];
@@ -561,6 +562,17 @@ int main(int argc, char **argv)
                      "%.0f ms; each seed's first step %.0f / %.0f / %.0f ms",
                      SEEDS, STEPS_PER_SEED, job[(long)(0.9 * (double)(jobs - 1))] * 1e3,
                      first[0] * 1e3, first[1] * 1e3, first[2] * 1e3);
+            /* what keeps 16ths at 120 bpm (125 ms a step) in time: the tail */
+            const double p99 = job[(long)(0.99 * (double)(jobs - 1))];
+            samples tail = {0};
+            samples_add(&tail, p99);
+            row *rp = add_row(&t, "plugin", "context step re-realization, 99th pct", UNIT_TIME,
+                              &tail, GOAL_BELOW, 0.1);
+            rp->runs = (int)jobs;
+            snprintf(rp->details, sizeof rp->details,
+                     "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms, and the "
+                     "plugin draws the next sonority ahead, so a job may take up to two steps",
+                     jobs);
         }
         free(job);
     }
@@ -575,8 +587,8 @@ int main(int argc, char **argv)
             long due = 0;
             double first = 0;
             progress("plugin: %g s in real time in %s", late_seconds, pace[i].name);
-            const double late = late_steps(bundle, pace[i].division, pace[i].per_beat,
-                                           late_seconds, &due, &first);
+            const double late =
+                late_steps(bundle, pace[i].division, pace[i].per_beat, late_seconds, &due, &first);
             samples ls = {0};
             samples_add(&ls, due > 0 ? 100.0 * late / (double)due : 0.0);
             char what[112];

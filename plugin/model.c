@@ -92,24 +92,40 @@ static void note_stats(pnp_realization *r, const pnp_model *m, double started_ms
     r->solve_ms = now_ms() - started_ms;
 }
 
-/* The first step's re-solve would start from the solution without a
- * context, whose selection the music's contexts soon leave (a learned set
- * keeps every rule there and a handful after any sonority): several
- * steps' time, and the first steps would sound late. So the solver is
- * moved once to the realization after one sonority drawn with a fixed
- * seed, whose structure later steps share; the slot already built keeps
- * the realization without a context for the first draw. */
+/* The first steps' re-solves would start from the solution without a
+ * context, whose selection the music's contexts soon leave (a set whose
+ * hand-written rules agree with the corpus's averages keeps them there,
+ * and drops them after any sonority): each change of selection costs
+ * several steps' time, and the first steps would sound late. So the solver
+ * is moved through a few sonorities drawn with a fixed seed, each from the
+ * realization after the one before (in the slot run() does not read yet),
+ * until the selection holds; the slot already built keeps the realization
+ * without a context for the first draw. */
+enum { WARM_STEPS = 6 };
+
 static void warm_for_first_step(pnp_model *m, const pnp_knobs *knobs)
 {
     const pn_space *space = &m->rules->space;
+    pn_sampler *scratch = m->slot[1].sampler;
+    const pn_sampler *from = m->slot[0].sampler;
     pn_rng rng;
     pn_rng_seed(&rng, 1);
     int pitch[PN_SPACE_MAX_VOICES];
-    const int64_t x = pn_sampler_draw(m->slot[0].sampler, &rng);
-    if (x < 0 || pn_space_decode(space, x, pitch, NULL) != PN_OK)
-        return;
-    pn_error_info info = {0};
-    (void)pn_generator_update(m->gen, knobs->log2_lambda_w, knobs->alpha, pitch, &info);
+    int last = -1, same = 0;
+    for (int step = 0; step < WARM_STEPS && same < 2; ++step) {
+        const int64_t x = pn_sampler_draw(from, &rng);
+        if (x < 0 || pn_space_decode(space, x, pitch, NULL) != PN_OK)
+            return;
+        pn_error_info info = {0};
+        if (pn_generator_update(m->gen, knobs->log2_lambda_w, knobs->alpha, pitch, &info) !=
+                PN_OK ||
+            pn_sampler_set_q(scratch, pn_solver_q(pn_generator_solver(m->gen)), &info) != PN_OK)
+            return;
+        const int selected = pn_generator_last_info(m->gen)->num_selected;
+        same = selected == last ? same + 1 : 0;
+        last = selected;
+        from = scratch;
+    }
 }
 
 pn_error pnp_model_create(const char *name, const char *text, size_t len, const char *path,
@@ -213,13 +229,11 @@ static pn_error prepare_given(pnp_model *m, pnp_realization *r, int voice, pn_er
 }
 
 pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, const int *context,
-                                   uint64_t context_serial, int given_voice,
-                                   pn_error_info *info)
+                                   uint64_t context_serial, int given_voice, pn_error_info *info)
 {
     const double started = now_ms();
     pnp_realization *r = &model->slot[1 - model->live];
-    if (pn_generator_update(model->gen, knobs->log2_lambda_w, knobs->alpha, context, info) !=
-        PN_OK)
+    if (pn_generator_update(model->gen, knobs->log2_lambda_w, knobs->alpha, context, info) != PN_OK)
         return NULL;
     const double *q = pn_solver_q(pn_generator_solver(model->gen));
     if (pn_sampler_set_q(r->sampler, q, info) != PN_OK)
@@ -263,8 +277,7 @@ static int draw_once(const pnp_realization *r, pn_rng *rng, int voice, int pitch
     return 1;
 }
 
-int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch,
-                         int *pitches)
+int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch, int *pitches)
 {
     const pn_rule_set *rules = r->model->rules;
     const int *previous = r->has_context ? r->context : NULL;

@@ -27,10 +27,16 @@ $pn path examples/a1.txt --csv "$outdir/a1-path.csv" --plot "$outdir/a1-path.png
 $pn path examples/a1.txt --plot "$outdir/a1-path.svg" >/dev/null
 echo
 echo "music: $outdir/parnassus-16-bars.mid; plot: $outdir/a1-path.png (and .svg), table: $outdir/a1-path.csv"
-if command -v fluidsynth >/dev/null && [ -f /usr/share/sounds/sf2/FluidR3_GM.sf2 ]; then
-  echo "listen: fluidsynth -a pulseaudio /usr/share/sounds/sf2/FluidR3_GM.sf2 $outdir/parnassus-16-bars.mid"
-  echo "   or:  fluidsynth -ni -F $outdir/parnassus-16-bars.wav /usr/share/sounds/sf2/FluidR3_GM.sf2 $outdir/parnassus-16-bars.mid"
+# Hear it: a General MIDI render of the 16 bars when fluidsynth and a GM
+# soundfont are installed (Debian: fluidsynth fluid-soundfont-gm).
+soundfont=/usr/share/sounds/sf2/FluidR3_GM.sf2
+if command -v fluidsynth >/dev/null && [ -f "$soundfont" ]; then
+  fluidsynth -n -i -q -r 48000 -T wav -F "$outdir/parnassus-16-bars.wav" "$soundfont" \
+    "$outdir/parnassus-16-bars.mid" >/dev/null 2>&1 &&
+    echo "audio: $outdir/parnassus-16-bars.wav (fluidsynth, $(basename "$soundfont"))" ||
+    echo "audio: fluidsynth could not render $outdir/parnassus-16-bars.mid" >&2
+  echo "listen: fluidsynth -a pulseaudio $soundfont $outdir/parnassus-16-bars.mid"
 else
-  echo "listen: any MIDI player, or install fluidsynth and fluid-soundfont-gm and run"
-  echo "        fluidsynth -ni -F out.wav /usr/share/sounds/sf2/FluidR3_GM.sf2 $outdir/parnassus-16-bars.mid"
+  echo "listen: install fluidsynth and fluid-soundfont-gm (Debian) to get a WAV next time, or play"
+  echo "        $outdir/parnassus-16-bars.mid with any MIDI player"
 fi
