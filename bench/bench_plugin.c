@@ -366,8 +366,8 @@ int main(int argc, char **argv)
     row *ri = add_row(&t, "plugin", "instantiate + activate (first realization, built-in set)",
                       UNIT_TIME, &inst, GOAL_NONE, 0);
     snprintf(ri->details, sizeof ri->details,
-             "lilv load, de-overlap, cold solve, samplers, one warm-up re-solve for the first "
-             "step");
+             "lilv load, de-overlap, cold solve, samplers, warm-up re-solves over up to six "
+             "sonorities until the selection holds");
 
     /* the audio thread, block by block */
     audio_clock clock = {0};
@@ -570,8 +570,8 @@ int main(int argc, char **argv)
                               &tail, GOAL_BELOW, 0.1);
             rp->runs = (int)jobs;
             snprintf(rp->details, sizeof rp->details,
-                     "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms, and the "
-                     "plugin draws the next sonority ahead, so a job may take up to two steps",
+                     "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms (with the "
+                     "next sonority drawn ahead a job has from the end of the one before)",
                      jobs);
         }
         free(job);
