@@ -574,7 +574,9 @@ static void test_cell_of_brute_force(void **state)
 /* ---- sums over the rows ---- */
 
 /* pn_feature_sums_run against the cells of every rule, one and two values
- * per row, over ranges that start and end anywhere in a run of the bass. */
+ * per row, over ranges that start and end anywhere in a run of the bass;
+ * every third range with a bound, whose skipped sums (+inf) must all be
+ * >= the cut and whose others exact. */
 static void test_row_sums(void **state)
 {
     (void)state;
@@ -602,13 +604,16 @@ static void test_row_sums(void **state)
     const int32_t m = start[NT];
     double *v = malloc(2 * (size_t)m * sizeof *v);
     double *out = malloc(2 * 5000 * sizeof *out);
+    int32_t *at = malloc(5000 * sizeof *at);
+    assert_non_null(at);
     assert_non_null(v);
     assert_non_null(out);
     uint64_t rng = 5;
     for (int32_t i = 0; i < 2 * m; ++i)
         v[i] = (double)rng_below(&rng, 1000) / 7.0 - 50.0;
     const int64_t n = pn_space_size(&s);
-    for (int trial = 0; trial < 200; ++trial) {
+    long skipped = 0, exact_in_bounded = 0;
+    for (int trial = 0; trial < 300; ++trial) {
         const int nv = 1 + trial % 2;
         int64_t count = 1 + rng_below(&rng, trial % 4 == 0 ? 5000 : 40);
         int64_t first = trial % 9 == 0 ? n - count : rng_below(&rng, n);
@@ -616,26 +621,61 @@ static void test_row_sums(void **state)
             first = 0;
         if (first + count > n)
             count = n - first;
-        pn_feature_sums_run(sums, NULL, v, nv, first, count, out);
+        const int bounded = trial % 3 == 2;
+        double lower[2 * NT], cut[2];
+        for (int r = 0; r < NT; ++r)
+            for (int c = 0; c < nv; ++c) {
+                lower[r * nv + c] = INFINITY;
+                for (int32_t i = start[r]; i < start[r + 1]; ++i)
+                    lower[r * nv + c] =
+                        fmin(lower[r * nv + c], v[(size_t)i * (size_t)nv + (size_t)c]);
+            }
+        /* around the middle of the sums: about half the runs can be told */
+        for (int c = 0; c < nv; ++c)
+            cut[c] = -60.0 + (double)rng_below(&rng, 120);
+        const int64_t got = pn_feature_sums_run(
+            sums, NULL, v, nv, first, count, bounded ? lower : NULL, bounded ? cut : NULL, at, out);
+        assert_true(got >= 0 && got <= count);
+        if (!bounded)
+            assert_int_equal(got, count);
+        int64_t i = 0; /* the next summed input */
         for (int64_t j = 0; j < count; ++j) {
             int p[4];
             assert_int_equal(pn_space_decode(&s, first + j, p, &info), PN_OK);
+            int all_at_cut = 1;
+            double expect[2];
             for (int c = 0; c < nv; ++c) {
-                double expect = 0.0;
+                expect[c] = 0.0;
                 for (int r = 0; r < NT; ++r) {
                     int32_t cell;
                     assert_int_equal(pn_feature_cell_of(t[r], p, &cell, &info), PN_OK);
-                    expect += v[(size_t)(start[r] + cell) * (size_t)nv + (size_t)c];
+                    expect[c] += v[(size_t)(start[r] + cell) * (size_t)nv + (size_t)c];
                 }
-                if (fabs(out[j * nv + c] - expect) > 1e-9 * (1.0 + fabs(expect)))
-                    fail_msg("x = %lld, value %d of %d: %g, expected %g", (long long)(first + j),
-                             c, nv, out[j * nv + c], expect);
+                all_at_cut &= expect[c] >= cut[c];
             }
+            if (i == got || at[i] != j) { /* left out: only with a bound, at or above the cut */
+                if (!bounded || !all_at_cut)
+                    fail_msg("x = %lld left out (bounded %d), its sums below the cut",
+                             (long long)(first + j), bounded);
+                skipped++;
+                continue;
+            }
+            exact_in_bounded += bounded;
+            for (int c = 0; c < nv; ++c)
+                if (fabs(out[i * nv + c] - expect[c]) > 1e-9 * (1.0 + fabs(expect[c])))
+                    fail_msg("x = %lld, value %d of %d: %g, expected %g", (long long)(first + j), c,
+                             nv, out[i * nv + c], expect[c]);
+            ++i;
         }
+        assert_int_equal(i, got); /* in order, none twice */
     }
+    /* the bound both skipped runs and left others to be summed */
+    assert_true(skipped > 0);
+    assert_true(exact_in_bounded > 0);
     pn_feature_sums_free(sums);
     free(v);
     free(out);
+    free(at);
     for (int i = 0; i < NT; ++i) {
         pn_feature_table_free(t[i]);
         pn_feature_free(f[i]);

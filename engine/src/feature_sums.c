@@ -155,8 +155,9 @@ static void upper_bases(const pn_feature_sums *s, const int *digit, int64_t *bas
     }
 }
 
-void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
-                         int64_t first, int64_t count, double *out)
+int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
+                            int64_t first, int64_t count, const double *lower, const double *cut,
+                            int32_t *at, double *out)
 {
     /* the kept rules only: a dropped rule adds nothing */
     s->num_inner = s->num_outer = 0;
@@ -177,7 +178,13 @@ void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const do
     }
     int64_t *base = s->base;
     upper_bases(s, digit, base);
-    int64_t i = 0;
+    /* the bound: what the rules with the last voice add at least */
+    const int skip = lower && cut;
+    double inner_low[2] = {0.0, 0.0};
+    for (int32_t q = 0; skip && q < s->num_inner; ++q)
+        for (int c = 0; c < nv; ++c)
+            inner_low[c] += lower[(int64_t)s->inner[q] * nv + c];
+    int64_t i = 0, done = 0;
     while (i < count) {
         /* the rules without the last voice, once for this run of it */
         double up0 = 0.0, up1 = 0.0;
@@ -190,19 +197,24 @@ void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const do
         }
         const int64_t run = radix[last] - digit[last] < count - i ? radix[last] - digit[last]
                                                                   : count - i;
-        /* the inner rules' entries for this run: consecutive steps of the
-         * last voice move each lookup by its stride */
-        const int32_t ni = s->num_inner;
-        for (int32_t q = 0; q < ni; ++q) {
-            const int32_t r = s->inner[q];
-            s->run_lut[q] = s->lut[r] + base[r] + (int64_t)digit[last] * s->vstride[r][last];
-            s->run_stride[q] = s->vstride[r][last];
-            s->run_row[q] = v + (int64_t)s->first_row[r] * nv;
-        }
-        if (nv == 1)
-            sums1(s, ni, up0, run, out + i);
-        else
-            sums2(s, ni, up0, up1, run, out + 2 * i);
+        if (!(skip && up0 + inner_low[0] >= cut[0] && (nv == 1 || up1 + inner_low[1] >= cut[1]))) {
+            /* the inner rules' entries for this run: consecutive steps of
+             * the last voice move each lookup by its stride */
+            const int32_t ni = s->num_inner;
+            for (int32_t q = 0; q < ni; ++q) {
+                const int32_t r = s->inner[q];
+                s->run_lut[q] = s->lut[r] + base[r] + (int64_t)digit[last] * s->vstride[r][last];
+                s->run_stride[q] = s->vstride[r][last];
+                s->run_row[q] = v + (int64_t)s->first_row[r] * nv;
+            }
+            if (nv == 1)
+                sums1(s, ni, up0, run, out + done);
+            else
+                sums2(s, ni, up0, up1, run, out + 2 * done);
+            for (int64_t j = 0; at && j < run; ++j)
+                at[done + j] = (int32_t)(i + j);
+            done += run;
+        } /* else: every sum of the run is >= cut */
         i += run;
         /* carry into the upper voices */
         digit[last] = 0;
@@ -214,4 +226,5 @@ void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const do
         if (i < count)
             upper_bases(s, digit, base);
     }
+    return done;
 }

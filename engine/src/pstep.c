@@ -12,6 +12,10 @@ enum { MAX_ROUNDS = 200, MIN_ADD = 1024, LOOSE_NEWTON = 4, MID_ADD = 64, CAND_SL
 
 /* Most groups the pool of earlier supports holds. */
 enum { POOL_CAP = 1 << 16 };
+
+/* Working-set entries whose columns are kept in order (pn_pstep_sync_ws):
+ * music's working sets hold a few thousand groups. */
+enum { WS_COPY_CAP = 1 << 16 };
 #define MID_TOL 1e-3
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
@@ -27,12 +31,16 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     ps->rule_start = prob->rule_start;
     const size_t g = (size_t)G, mm = (size_t)m, k = (size_t)K;
     ps->rule_kept = calloc(k, 1);
+    ps->identity_kept = calloc(k, 1);
     ps->row_in_kept = calloc(mm, 1);
     ps->merged_of = malloc(g * sizeof(int32_t));
     ps->merged_weight = malloc(g * sizeof(int32_t));
     ps->member_start = malloc((g + 1) * sizeof(int32_t));
     ps->members = malloc(g * sizeof(int32_t));
     ps->carry = malloc(g * sizeof(int32_t));
+    ps->ws_cap = G < WS_COPY_CAP ? G : WS_COPY_CAP;
+    ps->ws_cols = malloc((size_t)ps->ws_cap * k * sizeof(int32_t));
+    ps->ws_c = malloc((size_t)ps->ws_cap * sizeof(double));
     ps->act_rule = malloc(k * sizeof(int32_t));
     ps->act_first = malloc(k * sizeof(int32_t));
     ps->act_full = malloc(k);
@@ -59,6 +67,9 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
         ps->row_sums = &prob->row_sums;
         ps->row_values = malloc(2 * mm * sizeof(double));
         ps->block_sums = malloc(2 * PN_PSTEP_BLOCK * sizeof(double));
+        ps->block_at = malloc(PN_PSTEP_BLOCK * sizeof(int32_t));
+        ps->first_member = malloc(g);
+        ps->row_lower = malloc(2 * k * sizeof(double));
     }
     ps->pool_cap = G < POOL_CAP ? G : POOL_CAP;
     ps->pool = malloc((size_t)ps->pool_cap * sizeof(int32_t) + 1);
@@ -100,7 +111,9 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
         !ps->dir || !ps->coupled_of || !ps->compact || !ps->hess || !ps->y_act || !ps->factor_of ||
         !ps->cg_r || !ps->elim_start || !ps->elim_idx || !ps->pre_r || !ps->pair || !ps->memo_w ||
         !ps->memo_b || !ps->cmap || !ps->pc_list || !ps->sup_cols || !ps->sup_c || !ps->pool ||
-        !ps->in_pool || (ps->row_sums && (!ps->row_values || !ps->block_sums))) {
+        !ps->in_pool || !ps->identity_kept || !ps->ws_cols || !ps->ws_c ||
+        (ps->row_sums && (!ps->row_values || !ps->block_sums || !ps->block_at ||
+                          !ps->first_member || !ps->row_lower))) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
@@ -119,19 +132,62 @@ void pn_pstep_free(pn_pstep *ps)
     if (!ps)
         return;
     pn_merge_workspace_free(ps->merge);
-    void *owned[] = {ps->rule_kept,    ps->row_in_kept, ps->merged_of, ps->merged_weight,
-                     ps->member_start, ps->members,     ps->carry,     ps->act_rule,
-                     ps->act_first,    ps->act_full,    ps->act_row,   ps->row_act,
-                     ps->passive,      ps->cols,        ps->nu,        ps->ws,
-                     ps->in_ws,        ps->t,           ps->qt,        ps->center,
-                     ps->kappa,        ps->support,     ps->cand,      ps->cand_t,
-                     ps->nu_act,       ps->nu_try,      ps->grad,      ps->dir,
-                     ps->coupled_of,   ps->compact,     ps->hess,      ps->y_act,
-                     ps->factor_of,    ps->cg_r,        ps->elim_start, ps->elim_idx,
-                     ps->pre_r,        ps->pair,        ps->memo_w,     ps->memo_b,
-                     ps->cmap,         ps->pc_list,     ps->sup_cols,   ps->sup_c,
-                     ps->in_factor,    ps->cols16,      ps->pool,       ps->in_pool,
-                     ps->row_values,   ps->block_sums};
+    void *owned[] = {ps->rule_kept,
+                     ps->row_in_kept,
+                     ps->merged_of,
+                     ps->merged_weight,
+                     ps->member_start,
+                     ps->members,
+                     ps->carry,
+                     ps->act_rule,
+                     ps->act_first,
+                     ps->act_full,
+                     ps->act_row,
+                     ps->row_act,
+                     ps->passive,
+                     ps->cols,
+                     ps->nu,
+                     ps->ws,
+                     ps->in_ws,
+                     ps->t,
+                     ps->qt,
+                     ps->center,
+                     ps->kappa,
+                     ps->support,
+                     ps->cand,
+                     ps->cand_t,
+                     ps->nu_act,
+                     ps->nu_try,
+                     ps->grad,
+                     ps->dir,
+                     ps->coupled_of,
+                     ps->compact,
+                     ps->hess,
+                     ps->y_act,
+                     ps->factor_of,
+                     ps->cg_r,
+                     ps->elim_start,
+                     ps->elim_idx,
+                     ps->pre_r,
+                     ps->pair,
+                     ps->memo_w,
+                     ps->memo_b,
+                     ps->cmap,
+                     ps->pc_list,
+                     ps->sup_cols,
+                     ps->sup_c,
+                     ps->in_factor,
+                     ps->cols16,
+                     ps->pool,
+                     ps->in_pool,
+                     ps->row_values,
+                     ps->block_sums,
+                     ps->identity_kept,
+                     ps->block_at,
+                     ps->first_member,
+                     ps->row_lower,
+                     ps->ws_cols,
+                     ps->ws_c};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
     free(ps);
@@ -142,6 +198,7 @@ static void clear_working_set(pn_pstep *ps)
     for (int64_t p = 0; p < ps->ws_count; ++p)
         ps->in_ws[ps->ws[p]] = 0;
     ps->ws_count = 0;
+    ps->ws_synced = 0;
     ps->factor_ws = -1;
     ps->support_count = 0;
 }
@@ -188,6 +245,53 @@ void pn_pstep_reset(pn_pstep *ps)
     clear_working_set(ps);
 }
 
+/* 1 when the kept rules include every rule of a set known to leave each
+ * group on its own (then no group merges: rules only split). */
+static int keeps_identity_set(const pn_pstep *ps)
+{
+    if (!ps->identity_known)
+        return 0;
+    for (int32_t r = 0; r < ps->num_rules; ++r)
+        if (ps->identity_kept[r] && !ps->rule_kept[r])
+            return 0;
+    return 1;
+}
+
+/* Merges the groups for the kept rules (merged_of, merged_weight, J).
+ * Hashing every group costs tens of milliseconds in music, where the
+ * selection moves between supersets of a set that already separates every
+ * sonority: that case is recognised and needs no hashing. Returns 0 on
+ * failure. */
+static int merge_kept(pn_pstep *ps, const pn_problem *prob)
+{
+    const int64_t G = ps->num_groups;
+    if (keeps_identity_set(ps)) {
+        if (!(ps->valid && ps->J == G)) {
+            for (int64_t k = 0; k < G; ++k) {
+                ps->merged_of[k] = (int32_t)k;
+                ps->merged_weight[k] = 1;
+            }
+        }
+        ps->J = G;
+        return 1;
+    }
+    if (pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of, ps->merged_weight,
+                        NULL) != PN_OK)
+        return 0;
+    if (ps->J == G) { /* remember the smallest such set */
+        int32_t count = 0, known = 0;
+        for (int32_t r = 0; r < ps->num_rules; ++r) {
+            count += ps->rule_kept[r];
+            known += ps->identity_kept[r];
+        }
+        if (!ps->identity_known || count < known) {
+            memcpy(ps->identity_kept, ps->rule_kept, (size_t)ps->num_rules);
+            ps->identity_known = 1;
+        }
+    }
+    return 1;
+}
+
 /* Re-merges the groups when the set of kept rules changed; refreshes the
  * passive rows from w every time. Returns -1 on failure. */
 static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
@@ -229,8 +333,7 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
         clear_working_set(ps);
         clear_pool(ps); /* the merged ids change */
         ps->factor_n = 0; /* the active rows were renumbered */
-        if (pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of,
-                            ps->merged_weight, NULL) != PN_OK)
+        if (!merge_kept(ps, prob))
             return -1;
         /* members of each merged group (counting sort), and its columns
          * from its first member */
@@ -254,10 +357,19 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
         if (ps->cols16_ok)
             for (int64_t x = 0; x < ps->J * ka; ++x)
                 ps->cols16[x] = (uint16_t)ps->cols[x];
-        /* groups in the problem's order, one raw input each: row sums apply */
-        ps->structured = ps->row_sums && ps->J == G && G == prob->n;
-        for (int64_t k = 0; ps->structured && k < G; ++k)
-            ps->structured = ps->merged_of[k] == (int32_t)k && ps->merged_weight[k] == 1;
+        /* every group one raw input: row sums apply, merged or not */
+        ps->structured = ps->row_sums && G == prob->n;
+        ps->identity = ps->structured && ps->J == G;
+        for (int64_t k = 0; ps->identity && k < G; ++k)
+            ps->identity = ps->merged_of[k] == (int32_t)k && ps->merged_weight[k] == 1;
+        if (ps->structured && !ps->identity) {
+            /* merged groups are numbered by first appearance */
+            int32_t next = 0;
+            for (int64_t k = 0; k < G; ++k) {
+                ps->first_member[k] = ps->merged_of[k] == next;
+                next += ps->first_member[k];
+            }
+        }
         memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
         for (int64_t x = 0; x < carried; ++x) {
             const int32_t j = ps->merged_of[ps->carry[x]];
@@ -471,6 +583,37 @@ static void spread_rows(pn_pstep *ps, const double *src, int nv)
         for (int c = 0; c < nv; ++c)
             ps->row_values[(size_t)ps->act_row[a] * (size_t)nv + (size_t)c] =
                 src[(size_t)a * (size_t)nv + (size_t)c];
+    /* each rule's least value: the row sums' bound */
+    for (int32_t r = 0; r < ps->num_rules; ++r)
+        for (int c = 0; c < nv; ++c) {
+            double least = INFINITY;
+            for (int32_t i = ps->rule_start[r]; i < ps->rule_start[r + 1]; ++i)
+                least = fmin(least, ps->row_values[(size_t)i * (size_t)nv + (size_t)c]);
+            ps->row_lower[(size_t)r * (size_t)nv + (size_t)c] = least;
+        }
+}
+
+/* The bound of a structured pass that looks for t_j > bar (and, with
+ * nv = 2, for gradients below gmin): runs of inputs whose sums cannot get
+ * there are skipped. NULL when the proximal centres are not 0 (a centre
+ * can make any group violate). */
+static const pn_row_sums_bound *pass_bound(pn_pstep *ps, double bar, double gmin)
+{
+    if (!ps->center_zero)
+        return NULL;
+    ps->bound.lower = ps->row_lower;
+    /* t_j = c_j (mu - s_j) <= bar when s_j >= mu - bar / c_j; c_j >= 1
+     * and bar > 0, so mu - bar serves when every c_j is 1, mu otherwise */
+    ps->bound.cut[0] = ps->identity ? ps->mu - bar : ps->mu;
+    ps->bound.cut[1] = gmin; /* g_j = its row sum (no centre) */
+    return &ps->bound;
+}
+
+/* The merged group of raw input x in a structured pass, or -1 when x is
+ * not its group's first member (a group is priced once). */
+static inline int32_t group_at(const pn_pstep *ps, int64_t x)
+{
+    return ps->identity ? (int32_t)x : ps->first_member[x] ? ps->merged_of[x] : -1;
 }
 
 /* price() over all groups through the row sums (ps->structured). */
@@ -480,26 +623,31 @@ static int64_t price_structured(pn_pstep *ps, const double *nu, double threshold
     const double mu = ps->mu;
     const int64_t cap = CAND_SLACK * max_add;
     const int zero = ps->center_zero;
+    const int64_t n = ps->num_groups;
+    const double *sums = ps->block_sums;
+    const int32_t *at = ps->block_at;
     double bar = threshold;
-    int64_t n = 0;
-    for (int64_t first = 0; first < ps->J; first += PN_PSTEP_BLOCK) {
-        const int64_t count = ps->J - first < PN_PSTEP_BLOCK ? ps->J - first : PN_PSTEP_BLOCK;
-        ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 1, first, count,
-                          ps->block_sums);
-        for (int64_t i = 0; i < count; ++i) {
-            const int64_t j = first + i;
-            if (ps->in_ws[j])
+    int64_t found = 0;
+    for (int64_t first = 0; first < n; first += PN_PSTEP_BLOCK) {
+        const int64_t count = n - first < PN_PSTEP_BLOCK ? n - first : PN_PSTEP_BLOCK;
+        const int64_t got =
+            ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 1, first, count,
+                              pass_bound(ps, bar, INFINITY), ps->block_at, ps->block_sums);
+        for (int64_t i = 0; i < got; ++i) {
+            const int32_t j = group_at(ps, first + at[i]);
+            if (j < 0)
                 continue;
-            const double t = (zero ? 0.0 : ps->center[j]) + (mu - ps->block_sums[i]);
-            if (t > bar) {
-                ps->cand[n] = (int32_t)j;
-                ps->cand_t[n++] = t;
-                if (n == cap)
-                    n = prune_candidates(ps, n, max_add, &bar);
+            const double c = ps->identity ? 1.0 : (double)ps->merged_weight[j];
+            const double t = (zero ? 0.0 : ps->center[j]) + c * (mu - sums[i]);
+            if (t > bar && !ps->in_ws[j]) {
+                ps->cand[found] = j;
+                ps->cand_t[found++] = t;
+                if (found == cap)
+                    found = prune_candidates(ps, found, max_add, &bar);
             }
         }
     }
-    return add_candidates(ps, n, max_add);
+    return add_candidates(ps, found, max_add);
 }
 
 /* Prices every group outside the working set at (nu, mu) and adds the
@@ -514,6 +662,7 @@ static int64_t price(pn_pstep *ps, const double *nu, double threshold, int64_t m
         ps->ws_count = ps->J;
         pn_pstep_fit_mu(ps, nu);
         ps->ws_count = 0;
+        ps->ws_synced = 0;
     }
     if (ps->structured)
         return price_structured(ps, nu, threshold, max_add);
@@ -572,7 +721,7 @@ static double working_set_rows(pn_pstep *ps)
         if (!(ps->qt[p] > 0.0))
             continue;
         total += ps->qt[p];
-        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        const int32_t *col = ws_col(ps, p);
         for (int32_t a = 0; a < ka; ++a)
             ps->y_act[col[a]] += ps->qt[p];
     }
@@ -600,11 +749,10 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
     double gmin = INFINITY, gmax_support = -INFINITY, dot = 0.0;
     /* the working set's groups: q from their masses */
     for (int64_t p = 0; p < ps->ws_count; ++p) {
-        const int32_t j = ps->ws[p];
         const double q = ps->qt[p] * scale;
         double sn, sg;
-        sum_rows_pair(ps->cols + (int64_t)j * ka, ka, pair, &sn, &sg);
-        const double g = 2.0 * lambda * (q - ps->center[j]) / (double)ps->merged_weight[j] + sg;
+        sum_rows_pair(ws_col(ps, p), ka, pair, &sn, &sg);
+        const double g = 2.0 * lambda * (q - ws_center(ps, p)) / ws_weight(ps, p) + sg;
         gmin = g < gmin ? g : gmin;
         if (q > 0.0)
             gmax_support = g > gmax_support ? g : gmax_support;
@@ -618,23 +766,30 @@ static int64_t price_certify(pn_pstep *ps, const double *nu, double threshold, i
     int64_t n = 0;
     if (ps->structured) {
         spread_rows(ps, pair, 2);
-        for (int64_t first = 0; first < ps->J; first += PN_PSTEP_BLOCK) {
-            const int64_t count = ps->J - first < PN_PSTEP_BLOCK ? ps->J - first : PN_PSTEP_BLOCK;
-            ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 2, first, count,
-                              ps->block_sums);
-            for (int64_t i = 0; i < count; ++i) {
-                const int64_t j = first + i;
-                if (ps->in_ws[j])
+        const int64_t groups = ps->num_groups;
+        const double *sums = ps->block_sums;
+        const int32_t *at = ps->block_at;
+        for (int64_t first = 0; first < groups; first += PN_PSTEP_BLOCK) {
+            const int64_t count = groups - first < PN_PSTEP_BLOCK ? groups - first : PN_PSTEP_BLOCK;
+            const int64_t got =
+                ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 2, first, count,
+                                  pass_bound(ps, bar, gmin), ps->block_at, ps->block_sums);
+            for (int64_t i = 0; i < got; ++i) {
+                const int32_t j = group_at(ps, first + at[i]);
+                if (j < 0)
                     continue;
+                const double c = ps->identity ? 1.0 : (double)ps->merged_weight[j];
                 const double r = zero ? 0.0 : ps->center[j];
-                const double t = r + (mu - ps->block_sums[2 * i]);
+                const double t = r + c * (mu - sums[2 * i]);
+                const double g = (zero ? 0.0 : -2.0 * lambda * r / c) + sums[2 * i + 1];
+                if (!(t > bar || g < gmin) || ps->in_ws[j])
+                    continue;
                 if (t > bar) {
-                    ps->cand[n] = (int32_t)j;
+                    ps->cand[n] = j;
                     ps->cand_t[n++] = t;
                     if (n == cap)
                         n = prune_candidates(ps, n, max_add, &bar);
                 }
-                const double g = -2.0 * lambda * r + ps->block_sums[2 * i + 1];
                 gmin = g < gmin ? g : gmin;
             }
         }
@@ -677,6 +832,7 @@ static void compact_working_set(pn_pstep *ps, int64_t keep_at_least)
             ps->in_ws[j] = 0;
     }
     ps->ws_count = out;
+    ps->ws_synced = 0;
     ps->factor_ws = -1; /* positions moved */
 }
 
@@ -717,6 +873,7 @@ static void drop_unsupported(pn_pstep *ps)
         }
     }
     ps->ws_count = out;
+    ps->ws_synced = 0;
     ps->factor_ws = -1; /* positions moved */
 }
 

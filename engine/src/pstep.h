@@ -56,6 +56,9 @@ typedef struct pn_pstep {
     /* merged structure for the current set of kept rules */
     unsigned char *rule_kept;   /* K */
     unsigned char *row_in_kept; /* m: the row's rule is kept (merge key) */
+    /* kept rules (K) that leave every group on its own, when identity_known */
+    unsigned char *identity_kept;
+    int identity_known;
     int valid;
     int restructured; /* the last update_structure re-merged */
     int64_t J;
@@ -79,12 +82,20 @@ typedef struct pn_pstep {
     uint16_t *cols16;
     int cols16_ok;
     /* The problem's row sums (problem.h) when every group is a raw input of
-     * its own and no rule is dropped: the passes over all groups then sum
-     * rows in space order instead of reading the columns. */
+     * its own: the passes over all groups then sum rows in space order
+     * instead of reading the columns. Merged groups (rules dropped) are met
+     * at their first member, which comes in the order of their numbers
+     * (pn_merge_groups numbers them by first appearance); `identity` when
+     * nothing merged, so that every input is a group of its own. */
     const pn_row_sums *row_sums;
     int structured;
+    int identity;
     double *row_values; /* 2 m: a value (or two, interleaved) per global row */
     double *block_sums; /* 2 PN_PSTEP_BLOCK: the sums of one block of groups */
+    int32_t *block_at;  /* PN_PSTEP_BLOCK: which inputs of the block were summed */
+    unsigned char *first_member; /* K' (structured, merged): the input is its group's first */
+    double *row_lower;           /* 2 K: each rule's least row value (the passes' bound) */
+    pn_row_sums_bound bound;
     pn_merge_workspace *merge;
     /* dual state (global rows) for warm starts */
     double *nu; /* m */
@@ -96,6 +107,11 @@ typedef struct pn_pstep {
     int64_t ws_count;
     unsigned char *in_ws; /* J */
     double *t, *qt;       /* per working-set position */
+    /* the first ws_synced positions' columns (k_act each) and sizes, in
+     * order (pn_pstep_sync_ws), room for ws_cap */
+    int32_t *ws_cols;
+    double *ws_c;
+    int64_t ws_cap, ws_synced;
     double *center;       /* J: proximal centre r */
     int center_zero;      /* every centre is 0 (lambda_p > 0): passes skip them */
     double *kappa;        /* per working-set position: line-search slopes */

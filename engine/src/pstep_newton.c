@@ -49,19 +49,20 @@ static double dual_eval(pn_pstep *ps, const double *b, const double *w, double l
     if (grad)
         memset(grad, 0, (size_t)(ma + 1) * sizeof *grad);
     for (int64_t p = 0; p < ps->ws_count; ++p) {
-        const int32_t j = ps->ws[p];
-        const double c = (double)ps->merged_weight[j], r = ps->center[j];
-        const double t = r + c * (mu - group_sum(ps, j, nu));
+        const int32_t *col = ws_col(ps, p);
+        const double c = ws_weight(ps, p), r = ws_center(ps, p);
+        double sum = 0.0;
+        for (int32_t a = 0; a < ka; ++a)
+            sum += nu[col[a]]; /* passive rows hold nu = 0 */
+        const double t = r + c * (mu - sum);
         const double q = t > 0.0 ? t : 0.0;
         ps->t[p] = t;
         ps->qt[p] = q;
         F += (q * q - r * r) / (2.0 * c);
         mass += q;
-        if (grad && q > 0.0) {
-            const int32_t *col = ps->cols + (int64_t)j * ka;
+        if (grad && q > 0.0)
             for (int32_t a = 0; a < ka; ++a)
                 grad[col[a]] -= q;
-        }
     }
     if (grad) {
         for (int32_t a = 0; a < ma; ++a) {
@@ -83,9 +84,8 @@ static double mass_excess(const pn_pstep *ps, const double *s_of, double mu, dou
 {
     double f = -1.0, d = 0.0;
     for (int64_t p = 0; p < ps->ws_count; ++p) {
-        const int32_t j = ps->ws[p];
-        const double c = (double)ps->merged_weight[j];
-        const double v = ps->center[j] + c * (mu - s_of[p]);
+        const double c = ws_weight(ps, p);
+        const double v = ws_center(ps, p) + c * (mu - s_of[p]);
         if (v > 0.0) {
             f += v;
             d += c;
@@ -107,9 +107,9 @@ static double mass_excess_kept(const pn_pstep *ps, const double *s_of, double mu
     double f = -1.0, d = 0.0;
     int64_t kept = 0;
     for (int64_t k = 0; k < n; ++k) {
-        const int32_t p = all ? (int32_t)k : list[k], j = ps->ws[p];
-        const double c = (double)ps->merged_weight[j];
-        const double v = ps->center[j] + c * (mu - s_of[p]);
+        const int32_t p = all ? (int32_t)k : list[k];
+        const double c = ws_weight(ps, p);
+        const double v = ws_center(ps, p) + c * (mu - s_of[p]);
         if (v > 0.0) {
             f += v;
             d += c;
@@ -125,11 +125,11 @@ void pn_pstep_fit_mu(pn_pstep *ps, const double *nu)
 {
     double *s_of = ps->kappa;
     double right = -INFINITY, csum = 0.0;
+    pn_pstep_sync_ws(ps);
     for (int64_t p = 0; p < ps->ws_count; ++p) {
-        const int32_t j = ps->ws[p];
-        const double c = (double)ps->merged_weight[j];
-        s_of[p] = group_sum(ps, j, nu);
-        right = fmax(right, s_of[p] - ps->center[j] / c);
+        const double c = ws_weight(ps, p);
+        s_of[p] = ws_sum(ps, p, nu);
+        right = fmax(right, s_of[p] - ws_center(ps, p) / c);
         csum += c;
     }
     double slope, mu = isfinite(ps->mu) ? ps->mu : right;
@@ -199,7 +199,7 @@ static void prepare_newton(pn_pstep *ps)
         if (!(ps->t[p] > 0.0))
             continue;
         ps->support[ps->support_count++] = p;
-        const int32_t *col = ps->cols + (int64_t)ps->ws[p] * ka;
+        const int32_t *col = ws_col(ps, p);
         for (int32_t a = 0; a < ka; ++a)
             if (!ps->passive[col[a]])
                 ps->coupled_of[col[a]] = 0;
@@ -218,12 +218,11 @@ static void prepare_newton(pn_pstep *ps)
     ps->sup_ok = ps->support_count * ka <= ps->sup_cap;
     if (ps->sup_ok)
         for (int64_t idx = 0; idx < ps->support_count; ++idx) {
-            const int32_t j = ps->ws[ps->support[idx]];
-            const int32_t *col = ps->cols + (int64_t)j * ka;
+            const int32_t *col = ws_col(ps, ps->support[idx]);
             int32_t *out = ps->sup_cols + idx * ka;
             for (int32_t a = 0; a < ka; ++a)
                 out[a] = ps->cmap[col[a]];
-            ps->sup_c[idx] = (double)ps->merged_weight[j];
+            ps->sup_c[idx] = ws_weight(ps, ps->support[idx]);
         }
 }
 
@@ -256,9 +255,8 @@ static void coupled_diagonal(pn_pstep *ps, const double *w, double lambda)
             diag[ps->coupled_of[a]] = lambda / w[ps->act_row[a]];
     diag[nc] = 0.0;
     for (int64_t idx = 0; idx < ps->support_count; ++idx) {
-        const int32_t j = ps->ws[ps->support[idx]];
-        const double c = (double)ps->merged_weight[j];
-        const int32_t *col = ps->cols + (int64_t)j * ka;
+        const double c = ws_weight(ps, ps->support[idx]);
+        const int32_t *col = ws_col(ps, ps->support[idx]);
         for (int32_t k = 0; k < ka; ++k)
             if (ps->coupled_of[col[k]] >= 0)
                 diag[ps->coupled_of[col[k]]] += c;
@@ -312,9 +310,8 @@ static void build_reduced(pn_pstep *ps, const double *w, double lambda, int32_t 
         if (map[a] >= 0)
             H[map[a] + (size_t)map[a] * n] = lambda / w[ps->act_row[a]];
     for (int64_t idx = 0; idx < ps->support_count; ++idx) {
-        const int32_t j = ps->ws[ps->support[idx]];
-        const double c = (double)ps->merged_weight[j];
-        const int32_t *col = ps->cols + (int64_t)j * ka;
+        const double c = ws_weight(ps, ps->support[idx]);
+        const int32_t *col = ws_col(ps, ps->support[idx]);
         for (int32_t x = 0; x < ka; ++x) {
             const int32_t ax = map[col[x]];
             if (ax < 0)
@@ -338,7 +335,7 @@ static void build_reduced(pn_pstep *ps, const double *w, double lambda, int32_t 
     int32_t *start = ps->elim_start;
     memset(start, 0, (size_t)(len + 1) * sizeof *start);
     for (int64_t idx = 0; idx < ps->support_count; ++idx) {
-        const int32_t e = elim_row(ps, ps->cols + (int64_t)ps->ws[ps->support[idx]] * ka);
+        const int32_t e = elim_row(ps, ws_col(ps, ps->support[idx]));
         if (e >= 0)
             start[e - first + 1]++;
     }
@@ -347,7 +344,7 @@ static void build_reduced(pn_pstep *ps, const double *w, double lambda, int32_t 
     int32_t *fill = ps->elim_idx; /* len entries: next free slot per bucket */
     memcpy(fill, start, (size_t)len * sizeof *fill);
     for (int64_t idx = 0; idx < ps->support_count; ++idx) {
-        const int32_t e = elim_row(ps, ps->cols + (int64_t)ps->ws[ps->support[idx]] * ka);
+        const int32_t e = elim_row(ps, ws_col(ps, ps->support[idx]));
         if (e >= 0)
             ps->cand[fill[e - first]++] = (int32_t)idx;
     }
@@ -359,9 +356,8 @@ static void build_reduced(pn_pstep *ps, const double *w, double lambda, int32_t 
             continue;
         int32_t nt = 0;
         for (int32_t b = start[e]; b < start[e + 1]; ++b) {
-            const int32_t j = ps->ws[ps->support[ps->cand[b]]];
-            const double c = (double)ps->merged_weight[j];
-            const int32_t *col = ps->cols + (int64_t)j * ka;
+            const double c = ws_weight(ps, ps->support[ps->cand[b]]);
+            const int32_t *col = ws_col(ps, ps->support[ps->cand[b]]);
             for (int32_t x = 0; x < ka; ++x) {
                 const int32_t ax = map[col[x]];
                 if (ax < 0)
@@ -735,17 +731,15 @@ static double line_search(pn_pstep *ps, const double *b, const double *w, double
         lin0 += dir[a] * b[i] + lambda * dir[a] * nu[a] / w[i];
         lin1 += lambda * dir[a] * dir[a] / w[i];
     }
-    for (int64_t p = 0; p < ps->ws_count; ++p) {
-        const int32_t j = ps->ws[p];
-        kappa[p] = (double)ps->merged_weight[j] * (dir[ma] - group_sum(ps, j, dir));
-    }
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        kappa[p] = ws_weight(ps, p) * (dir[ma] - ws_sum(ps, p, dir));
     double lo = 0.0, hi = INFINITY, t = 1.0;
     for (int it = 0; it < 100; ++it) {
         double d1 = lin0 + lin1 * t, d2 = lin1;
         for (int64_t p = 0; p < ps->ws_count; ++p) {
             const double v = ps->t[p] + kappa[p] * t;
             if (v > 0.0) {
-                const double c = (double)ps->merged_weight[ps->ws[p]];
+                const double c = ws_weight(ps, p);
                 d1 += v * kappa[p] / c;
                 d2 += kappa[p] * kappa[p] / c;
             }
@@ -764,9 +758,23 @@ static double line_search(pn_pstep *ps, const double *b, const double *w, double
     return t;
 }
 
+void pn_pstep_sync_ws(pn_pstep *ps)
+{
+    const int32_t ka = ps->k_act;
+    const int64_t end = ps->ws_count < ps->ws_cap ? ps->ws_count : ps->ws_cap;
+    for (int64_t p = ps->ws_synced; p < end; ++p) {
+        const int32_t j = ps->ws[p];
+        memcpy(ps->ws_cols + p * ka, ps->cols + (int64_t)j * ka, (size_t)ka * sizeof *ps->ws_cols);
+        ps->ws_c[p] = (double)ps->merged_weight[j];
+    }
+    if (end > ps->ws_synced)
+        ps->ws_synced = end;
+}
+
 int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambda, double tol,
                     int max_newton)
 {
+    pn_pstep_sync_ws(ps);
     const int32_t ma = ps->m_act;
     double *nu = ps->nu_act, *grad = ps->grad, *dir = ps->dir;
     gauge_fix(ps, w, nu, &ps->mu);

@@ -702,10 +702,12 @@ pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
 /* ------------------------------------------------------------------------ */
 /* The problem */
 
-static void run_row_sums(void *ctx, const unsigned char *kept, const double *v, int nv,
-                         int64_t first, int64_t count, double *out)
+static int64_t run_row_sums(void *ctx, const unsigned char *kept, const double *v, int nv,
+                            int64_t first, int64_t count, const pn_row_sums_bound *bound,
+                            int32_t *at, double *out)
 {
-    pn_feature_sums_run(ctx, kept, v, nv, first, count, out);
+    return pn_feature_sums_run(ctx, kept, v, nv, first, count, bound ? bound->lower : NULL,
+                               bound ? bound->cut : NULL, at, out);
 }
 
 static void free_row_sums(void *ctx)

@@ -154,13 +154,23 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
                                 pn_feature_sums **out, pn_error_info *info);
 void pn_feature_sums_free(pn_feature_sums *s);
 
-/* out[i * nv + c] = sum over the rules r with kept[r] != 0 (every rule when
- * kept is NULL) of v[(rule_start[r] + cell_r(first + i)) * nv + c] for i < count
- * and c < nv (1 or 2): nv values per row, interleaved. Sonorities first ..
- * first + count - 1 must lie in the space. Allocation-free; uses scratch of
- * s, so one thread at a time. */
-void pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
-                         int64_t first, int64_t count, double *out);
+/* Sums over the rules r with kept[r] != 0 (every rule when kept is NULL)
+ * of v[(rule_start[r] + cell_r(x)) * nv + c] for the sonorities
+ * x = first .. first + count - 1 and c < nv (1 or 2): nv values per row,
+ * interleaved. The i-th sonority summed is x = first + at[i] (at may be
+ * NULL without a bound), its sums out[i * nv + c]; returns how many were
+ * summed. Sonorities first .. first + count - 1 must lie in the space.
+ * Allocation-free; uses scratch of s, so one thread at a time.
+ *
+ * Without lower and cut (NULL) every sonority is summed, in order
+ * (at[i] = i). With them: lower[r * nv + c] is at most every value of
+ * rule r, and a run of the last voice whose sums are certainly >= cut[c]
+ * for every c (the exact sum of the rules without the last voice plus the
+ * lower bounds of the others) is left out without reading its rows:
+ * passes that look for small sums skip most of the space. */
+int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
+                            int64_t first, int64_t count, const double *lower, const double *cut,
+                            int32_t *at, double *out);
 
 #ifdef __cplusplus
 }

@@ -20,11 +20,24 @@ extern "C" {
  * than reading its group's rows, for problems whose groups are the raw
  * inputs themselves (num_groups == n and group k is input k; the builder
  * that knows the structure sets it, e.g. pn_rules_build_problem). run()
- * writes out[i * nv + c] = sum over the rules r with kept[r] != 0 of
- * v[row_r(first + i) * nv + c] for i < count, c < nv (1 or 2). */
+ * sums over the rules r with kept[r] != 0 the values v[row_r(x) * nv + c]
+ * (c < nv, 1 or 2) of the inputs x = first .. first + count - 1, in order:
+ * the i-th input summed is x = first + at[i] with its sums in
+ * out[i * nv + c]; it returns how many were summed.
+ *
+ * Without a bound (NULL) every input is summed. Passes that only look for
+ * small sums may give one: lower[r * nv + c] no larger than any of rule
+ * r's values v[i * nv + c] (e.g. their least); then run() may leave out
+ * inputs whose sums it can tell are >= cut[c] for every c < nv, without
+ * reading their rows. */
+typedef struct pn_row_sums_bound {
+    const double *lower; /* K * nv */
+    double cut[2];
+} pn_row_sums_bound;
+
 typedef struct pn_row_sums {
-    void (*run)(void *ctx, const unsigned char *kept, const double *v, int nv, int64_t first,
-                int64_t count, double *out);
+    int64_t (*run)(void *ctx, const unsigned char *kept, const double *v, int nv, int64_t first,
+                   int64_t count, const pn_row_sums_bound *bound, int32_t *at, double *out);
     void *ctx;
     void (*free_ctx)(void *ctx); /* called by pn_problem_free */
 } pn_row_sums;
