@@ -130,7 +130,7 @@ static void reseed(pnp_plugin *self, float seed_port, int may_read_clock)
     self->seed_used = seed;
     pn_rng_seed(&self->rng, seed);
     pn_rng_seed(&self->humanize_rng, seed ^ 0x9e3779b97f4a7c15ull);
-    self->ahead_valid = 0; /* drawn with the old seed */
+    pnp_drop_ahead(self); /* drawn with the old seed */
 }
 
 static void activate(LV2_Handle instance)
@@ -145,7 +145,9 @@ static void activate(LV2_Handle instance)
     reseed(self, self->last_port[PNP_SEED], 1);
     self->has_context = 0;
     self->context_serial = 0;
-    self->ahead_valid = 0;
+    self->num_ahead = 0;
+    self->has_sounded = 0;
+    self->step_frames = 0.0;
     self->num_held = 0;
 }
 
@@ -259,10 +261,33 @@ static void set_context(pnp_plugin *self, const pn_space *space, const int *pitc
     self->context_serial = ++self->serial_counter;
 }
 
+void pnp_drop_ahead(pnp_plugin *self)
+{
+    if (self->num_ahead == 0)
+        return;
+    self->num_ahead = 0;
+    if (self->has_sounded && self->live) {
+        set_context(self, &self->live->model->rules->space, self->sounded);
+    } else {
+        self->has_context = 0;
+        self->context_serial = ++self->serial_counter;
+    }
+}
+
+/* How many sonorities may be drawn ahead at the current step length. */
+static int ahead_depth(const pnp_plugin *self)
+{
+    if (!(self->step_frames > 0.0))
+        return 1;
+    const double steps = ceil(PNP_AHEAD_SECONDS * self->rate / self->step_frames);
+    return steps < 1.0 ? 1 : steps > PNP_AHEAD_MAX ? PNP_AHEAD_MAX : (int)steps;
+}
+
 int pnp_draw_ahead(pnp_plugin *self)
 {
     const pnp_realization *r = self->live;
-    if (self->ahead_valid || !r || !self->enabled || !pnp_clock_rolling(&self->clock) ||
+    if (self->num_ahead >= ahead_depth(self) || !r || !self->enabled ||
+        !pnp_clock_rolling(&self->clock) ||
         pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2) != PNP_INPUT_OFF ||
         r->context_serial != self->context_serial)
         return 0; /* harmonizing waits for the key held when the step comes */
@@ -270,16 +295,60 @@ int pnp_draw_ahead(pnp_plugin *self)
     if (!pnp_realization_draw(r, &self->rng, -1, -1, pitch))
         return 0;
     set_context(self, &r->model->rules->space, pitch);
-    self->ahead_valid = 1;
+    memcpy(self->ahead[self->num_ahead++], self->context, sizeof self->ahead[0]);
+    return 1;
+}
+
+/* 1 when r is a realization of the current context (the knobs it was
+ * solved for may be older): what the next sonority may be drawn from. */
+static int realizes_context(const pnp_plugin *self, const pnp_realization *r, int k)
+{
+    if (r->context_serial == self->context_serial)
+        return 1;
+    if (!r->has_context || !self->has_context)
+        return r->has_context == self->has_context;
+    return memcmp(r->context, self->context, (size_t)k * sizeof *r->context) == 0;
+}
+
+/* The sonority of the step when nothing was drawn ahead: drawn now from
+ * the live realization when it realizes the current context (or, while
+ * harmonizing, given the key held); otherwise the worker is late and the
+ * last sonority sounds again, so that the music never continues from a
+ * sonority it did not play. Returns 0 for silence. */
+static int draw_now(pnp_plugin *self, const pnp_realization *r, int mode, int *pitch)
+{
+    const pn_space *space = &r->model->rules->space;
+    const int k = space->num_voices;
+    int fixed_voice = -1, fixed_pitch = -1;
+    if (mode != PNP_INPUT_OFF) {
+        if (self->num_held == 0)
+            return 0; /* harmonizing: silent while no key is held */
+        fixed_voice = mode == PNP_INPUT_SOPRANO ? 0 : k - 1;
+        fixed_pitch = played_pitch(self, space, fixed_voice);
+        if (r->context_serial != self->context_serial)
+            ++self->late_steps; /* the key decides now: the newest realization we have */
+    } else if (!realizes_context(self, r, k)) {
+        ++self->late_steps;
+        if (self->has_sounded) {
+            memcpy(pitch, self->sounded, (size_t)k * sizeof *pitch);
+            return 1; /* held: the worker finishes its context meanwhile */
+        }
+    }
+    if (!pnp_realization_draw(r, &self->rng, fixed_voice, fixed_pitch, pitch))
+        return 0;
+    set_context(self, space, pitch);
+    memcpy(self->sounded, self->context, sizeof self->sounded);
+    self->has_sounded = 1;
     return 1;
 }
 
 /* One step at absolute frame t: sound the sonority drawn ahead (or draw
- * one now), then draw the next one ahead when its context is realized; the
- * worker is asked to realize each new context. */
+ * one now), then draw the next ones ahead as their contexts are realized;
+ * the worker is asked to realize each new context. */
 static void step(pnp_plugin *self, int64_t t)
 {
     const double step_frames = pnp_clock_take_step(&self->clock);
+    self->step_frames = step_frames;
     const pnp_realization *r = self->live;
     if (!r || !self->enabled)
         return;
@@ -287,23 +356,17 @@ static void step(pnp_plugin *self, int64_t t)
     const int k = space->num_voices;
     const int mode = pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
     int pitch[PNP_MAX_VOICES];
-    if (mode == PNP_INPUT_OFF && self->ahead_valid) {
+    if (mode == PNP_INPUT_OFF && self->num_ahead > 0) {
         for (int v = 0; v < k; ++v)
-            pitch[v] = self->context[v];
-        self->ahead_valid = 0;
+            pitch[v] = self->ahead[0][v];
+        memcpy(self->sounded, self->ahead[0], sizeof self->sounded);
+        self->has_sounded = 1;
+        --self->num_ahead;
+        memmove(self->ahead[0], self->ahead[1], (size_t)self->num_ahead * sizeof self->ahead[0]);
     } else {
-        int fixed_voice = -1, fixed_pitch = -1;
-        if (mode != PNP_INPUT_OFF) {
-            if (self->num_held == 0)
-                return; /* harmonizing: silent while no key is held */
-            fixed_voice = mode == PNP_INPUT_SOPRANO ? 0 : k - 1;
-            fixed_pitch = played_pitch(self, space, fixed_voice);
-        }
-        if (r->context_serial != self->context_serial)
-            ++self->late_steps; /* drawn from the newest realization we have */
-        if (!pnp_realization_draw(r, &self->rng, fixed_voice, fixed_pitch, pitch))
+        self->num_ahead = 0; /* harmonizing: the key held decides */
+        if (!draw_now(self, r, mode, pitch))
             return;
-        set_context(self, space, pitch);
     }
 
     const int shift = transpose(self);
@@ -339,8 +402,8 @@ static void step(pnp_plugin *self, int64_t t)
 void pnp_advance(pnp_plugin *self)
 {
     /* with a synchronous worker a job completes inside the scheduling, so
-     * a draw ahead can follow at once (bounded: one step ahead at most) */
-    for (int pass = 0; pass < 2; ++pass) {
+     * a draw ahead can follow at once (bounded: PNP_AHEAD_MAX at most) */
+    for (int pass = 0; pass <= PNP_AHEAD_MAX; ++pass) {
         pnp_schedule_pending(self);
         if (!pnp_draw_ahead(self))
             break;
@@ -497,6 +560,10 @@ static void read_ports(pnp_plugin *self)
         stop_notes = 1;
     if (CHANGED(PNP_SEED))
         reseed(self, now[PNP_SEED], 0);
+    /* a key to harmonize decides the next step itself (new knobs are heard
+     * after what was drawn ahead: at most PNP_AHEAD_SECONDS) */
+    if (CHANGED(PNP_INPUT_MODE))
+        pnp_drop_ahead(self);
     self->enabled = pnp_port_value(self, PNP_ENABLE, 1.0f) > 0.5f;
     if (!self->enabled)
         stop_notes = 1;

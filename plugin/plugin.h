@@ -45,6 +45,14 @@ typedef enum pnp_job_type {
 
 enum { PNP_MAX_PATH = 4096 };
 
+/* Sonorities drawn ahead at most, and how much music that may be: as many
+ * steps as fit in PNP_AHEAD_SECONDS, at least one. While the worker is
+ * that far ahead of the music, a re-solve slower than a step (the
+ * selection changing) is absorbed instead of making steps late, and a knob
+ * turned is still heard within that time. */
+enum { PNP_AHEAD_MAX = 3 };
+#define PNP_AHEAD_SECONDS 0.4
+
 typedef struct pnp_job {
     uint32_t type;
     uint32_t size; /* of the path, NUL included (LOAD) */
@@ -111,11 +119,15 @@ typedef struct pnp_plugin {
     /* the music */
     int has_context;
     int context[PNP_MAX_VOICES]; /* the last sonority drawn (rule-set pitches) */
-    /* Drawn ahead: the next step's sonority, drawn as soon as the
-     * realization of its context is installed (not when the step comes), so
-     * that the worker starts on the following context a step earlier. It is
-     * `context` itself, not yet sounded (rule-set pitches). */
-    int ahead_valid;
+    /* Drawn ahead: the next steps' sonorities, oldest first, each drawn as
+     * soon as the realization of its context is installed (not when its
+     * step comes), so that the worker runs up to PNP_AHEAD_MAX steps ahead
+     * of the music. The newest is `context`. Rule-set pitches. */
+    int ahead[PNP_AHEAD_MAX][PNP_MAX_VOICES];
+    int num_ahead;
+    int sounded[PNP_MAX_VOICES]; /* the last sonority sounded */
+    int has_sounded;             /* to go back to when the drawn ones are dropped */
+    double step_frames;          /* the length of the last step */
     uint64_t context_serial;     /* which context: 0 the start, else a step's serial */
     uint64_t serial_counter;     /* serials of steps, never reused */
     int held[16];                /* input notes held, the latest last */
@@ -175,11 +187,16 @@ LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const vo
 void pnp_schedule_pending(pnp_plugin *self);
 /* Installs a realization in run(): a new model also retires the old one. */
 void pnp_install(pnp_plugin *self, pnp_realization *r);
-/* Draws the next step's sonority ahead from the live realization when it
- * is the realization of the newest context, nothing is drawn ahead yet and
- * the transport rolls (not while harmonizing); the sonority becomes the
- * new context. Returns 1 when it drew. Audio thread (plugin.c). */
+/* Draws a coming step's sonority ahead from the live realization when it
+ * is the realization of the newest context, fewer than the steps of
+ * PNP_AHEAD_SECONDS are drawn ahead and the transport rolls (not while
+ * harmonizing); the sonority becomes the new context. Returns 1 when it
+ * drew. Audio thread (plugin.c). */
 int pnp_draw_ahead(pnp_plugin *self);
+/* Forgets the sonorities drawn ahead (a new seed, harmonizing switched):
+ * the context goes back to the last sonority sounded, under a new serial,
+ * so the worker realizes it again. Audio thread (plugin.c). */
+void pnp_drop_ahead(pnp_plugin *self);
 /* Schedules what is pending and draws ahead when it can, after the ports
  * of the block are read. Audio thread (plugin.c). */
 void pnp_advance(pnp_plugin *self);

@@ -77,7 +77,8 @@ void pnp_install(pnp_plugin *self, pnp_realization *r)
             self->retired[self->num_retired++] = old->model;
         self->panic_pending = 1;
         self->has_context = 0;
-        self->ahead_valid = 0;
+        self->num_ahead = 0;
+        self->has_sounded = 0;
         self->context_serial = r->context_serial;
         self->want_notify = 1;
     }

@@ -2,8 +2,9 @@
  * note frames for every block size, tempo changes and seeks inside a
  * block, note-offs on transport stop, no stuck note under random port
  * changes, state round trip, byte-identical renders per seed,
- * harmonization, odd atoms, and a guard proving run() and work_response()
- * never allocate or lock. The bundle comes from PNP_BUNDLE_DIR. */
+ * harmonization, a worker behind the music, how far ahead the music is
+ * drawn, odd atoms, and a guard proving run() and work_response() never
+ * allocate or lock. The bundle comes from PNP_BUNDLE_DIR. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +311,108 @@ static void test_transport_stop_ends_every_note(void **state)
     assert_int_equal(cap.ev[cap.count - 1].frame, 30308);
     assert_balanced(&cap);
     pnh_free(h);
+}
+
+/* ---- a worker behind the music ---- */
+
+/* A worker thread that waits while the test keeps its gate closed. */
+typedef struct worker_gate {
+    pthread_mutex_t lock;
+    pthread_cond_t opened;
+    int closed;
+} worker_gate;
+
+static void gate_wait(void *user)
+{
+    worker_gate *g = user;
+    pthread_mutex_lock(&g->lock);
+    while (g->closed)
+        pthread_cond_wait(&g->opened, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_open(worker_gate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->closed = 0;
+    pthread_cond_broadcast(&g->opened);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* The keys struck at each step of `len` frames (a bit per key, 128 keys
+ * in two words), over `steps` steps of the capture. */
+static void keys_per_step(const capture *c, int64_t len, int steps, uint64_t (*keys)[2])
+{
+    memset(keys, 0, (size_t)steps * sizeof *keys);
+    for (int i = 0; i < c->count; ++i) {
+        const midi_ev *e = &c->ev[i];
+        const int64_t k = e->frame / len;
+        if (is_on(e) && k < steps)
+            keys[k][e->msg[1] >> 6] |= 1ull << (e->msg[1] & 63);
+    }
+}
+
+/* When the worker has not realized the context of the coming step, the
+ * step sounds the last sonority again (counted as late) instead of drawing
+ * from a realization of an older context, and the music moves on once the
+ * worker catches up: no step follows a sonority that was not played. */
+static void test_late_worker_holds_the_sounding_sonority(void **state)
+{
+    (void)state;
+    worker_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1};
+    const pnh_hooks hooks = {.worker_enter = gate_wait, .user = &g};
+    pnh_host *h = new_host(PNH_WORKER_THREADED, 256, &hooks);
+    set(h, "seed", 3);
+    set(h, "division", 4); /* 1/16 at 120 bpm: 6000 frames */
+    set(h, "gate", 50);
+    enum { LEN = 6000, HELD = 8, STEPS = 40 };
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)HELD * LEN, 256); /* the worker waits at its first job */
+    assert_int_equal((int)pnh_get_control(h, "late_steps"), HELD - 1);
+    gate_open(&g);
+    for (int k = HELD; k < STEPS; ++k) { /* in time with the worker, not the clock */
+        run_frames(h, LEN, 256);
+        assert_int_equal(pnh_wait_worker_idle(h, 60.0), 1);
+    }
+    uint64_t keys[STEPS][2];
+    keys_per_step(&cap, LEN, STEPS, keys);
+    assert_true(keys[0][0] | keys[0][1]); /* seed 3 opens with notes */
+    for (int k = 1; k < HELD; ++k)
+        if (keys[k][0] != keys[0][0] || keys[k][1] != keys[0][1])
+            fail_msg("step %d sounds another sonority while the worker waits", k);
+    int moved = 0;
+    for (int k = HELD; k < STEPS; ++k)
+        moved += keys[k][0] != keys[0][0] || keys[k][1] != keys[0][1];
+    assert_true(moved > (STEPS - HELD) / 2);
+    assert_true(pnh_get_control(h, "late_steps") < HELD + 2); /* caught up */
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+/* Sonorities are drawn ahead for at most PNP_AHEAD_SECONDS (0.4 s) of
+ * music, at least one step: three sixteenths at 120 bpm, one quarter. */
+static void test_draw_ahead_follows_the_step_length(void **state)
+{
+    (void)state;
+    const struct {
+        int division, jobs;
+    } cases[] = {{4, 1 + 3}, {2, 1 + 1}, {3, 1 + 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+        set(h, "division", (float)cases[i].division);
+        capture_start(&cap, h);
+        queue_position(h, 0, position(120, 1, 0, 0));
+        run_frames(h, 256, 256); /* the first step, at frame 0 */
+        pnh_worker_stats ws;
+        pnh_worker_stats_get(h, &ws);
+        /* the step's own sonority, then as many ahead as the depth allows */
+        if ((int)ws.scheduled != cases[i].jobs)
+            fail_msg("division %d: %d jobs, expected %d", cases[i].division, (int)ws.scheduled,
+                     cases[i].jobs);
+        pnh_free(h);
+    }
 }
 
 /* ---- robustness ---- */
@@ -610,6 +714,8 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_notes),
         cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_harmonization_keeps_the_played_soprano),
+        cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
+        cmocka_unit_test(test_draw_ahead_follows_the_step_length),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
     };
 #if defined(__SANITIZE_THREAD__)
@@ -618,6 +724,7 @@ int main(void)
      * (they would take many minutes here). */
     const struct CMUnitTest threaded[] = {
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
+        cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
     };
     (void)tests;
     return cmocka_run_group_tests(threaded, NULL, NULL);
