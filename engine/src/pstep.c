@@ -1067,7 +1067,12 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
                     ps->ws[ps->ws_count++] = (int32_t)j;
                 }
         } else {
-            compact_working_set(ps, 4 * ps->support_count + 4 * MIN_ADD);
+            /* after new targets the groups near the last support help the
+             * first rounds; for new weights on the same targets (the
+             * alternation's later p-steps) the support is the start */
+            compact_working_set(ps, ps->targets_moved || restart
+                                        ? 4 * ps->support_count + 4 * MIN_ADD
+                                        : ps->support_count);
         }
         rc = solve_dual(ps, b, w, lambda_p, tol, max_newton, skip_first, 1, !ps->have_dual);
     } else {
