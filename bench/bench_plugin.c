@@ -18,7 +18,8 @@
  * - the context step: every step's work() job (re-solve and alias table),
  *   three seeds of 100 steps (target: 99th percentile < 100 ms);
  * - late steps: S seconds (default 60) of music in real time with the
- *   worker thread, in 8ths and in 16ths at 120 bpm;
+ *   worker thread, in 8ths and in 16ths at 120 bpm, three runs each
+ *   (target: 0 in every run);
  * - instantiation (the first realization exists before the first run()).
  * A measurement, not a test: the exit status is 0 whether targets are met
  * or not; 1 when the host or the plugin fails. */
@@ -570,8 +571,9 @@ int main(int argc, char **argv)
                               &tail, GOAL_BELOW, 0.1);
             rp->runs = (int)jobs;
             snprintf(rp->details, sizeof rp->details,
-                     "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms (with the "
-                     "next sonority drawn ahead a job has from the end of the one before)",
+                     "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms, and with up "
+                     "to 0.4 s of music drawn ahead a slower step is absorbed by the steps "
+                     "before it",
                      jobs);
         }
         free(job);
@@ -583,23 +585,31 @@ int main(int argc, char **argv)
             int division, per_beat;
             const char *name;
         } pace[] = {{3, 2, "1/8"}, {4, 4, "1/16"}};
+        enum { LATE_RUNS = 3 };
         for (size_t i = 0; i < sizeof pace / sizeof pace[0]; ++i) {
-            long due = 0;
-            double first = 0;
-            progress("plugin: %g s in real time in %s", late_seconds, pace[i].name);
-            const double late =
-                late_steps(bundle, pace[i].division, pace[i].per_beat, late_seconds, &due, &first);
             samples ls = {0};
-            samples_add(&ls, due > 0 ? 100.0 * late / (double)due : 0.0);
+            long due = 0;
+            double late_sum = 0, first_sum = 0;
+            for (int run = 0; run < LATE_RUNS; ++run) {
+                double first = 0;
+                progress("plugin: %g s in real time in %s (%d of %d)", late_seconds, pace[i].name,
+                         run + 1, LATE_RUNS);
+                const double late = late_steps(bundle, pace[i].division, pace[i].per_beat,
+                                               late_seconds, &due, &first);
+                samples_add(&ls, late);
+                late_sum += late;
+                first_sum += first;
+            }
             char what[112];
-            snprintf(what, sizeof what, "late steps in real time, %s at 120 bpm (%%)",
-                     pace[i].name);
-            row *rl = add_row(&t, "plugin", what, UNIT_COUNT, &ls, GOAL_NONE, 0);
+            snprintf(what, sizeof what, "late steps in %g s of real time, %s at 120 bpm",
+                     late_seconds, pace[i].name);
+            row *rl = add_row(&t, "plugin", what, UNIT_COUNT, &ls, GOAL_NONE_OVER, 0.0);
             snprintf(rl->details, sizeof rl->details,
-                     "%.0f of %ld steps drawn before their context was realized (they still "
-                     "sound), %.0f of them among the first 8; %g s of music from instantiation, "
-                     "worker thread, blocks paced at real time",
-                     late, due, first, late_seconds);
+                     "of %ld steps each run; a late step comes before its context is realized "
+                     "and sounds the last sonority again; %.0f late in all %d runs, %.0f of them "
+                     "among each run's first 8; from instantiation, worker thread, blocks paced "
+                     "at real time",
+                     due, late_sum, LATE_RUNS, first_sum);
         }
     }
 

@@ -252,6 +252,11 @@ static void row_cells(const row *r, char cells[NUM_COLUMNS][CELL_SIZE])
         snprintf(cells[7], CELL_SIZE, "%s",
                  r->runs == 0 ? "-" : (r->min >= r->target ? "yes" : "NOT MET"));
         break;
+    case GOAL_NONE_OVER:
+        snprintf(cells[6], CELL_SIZE, "%s in every run", tv);
+        snprintf(cells[7], CELL_SIZE, "%s",
+                 r->runs == 0 ? "-" : (r->max <= r->target ? "yes" : "NOT MET"));
+        break;
     }
     if (r->cpu_share >= 0.0)
         snprintf(cells[8], CELL_SIZE, "%s%sCPU/wall %.2f", r->details, r->details[0] ? "; " : "",
@@ -325,7 +330,8 @@ int rows_missed(const table *t)
     for (int i = 0; i < t->count; ++i) {
         const row *x = &t->rows[i];
         if (x->runs > 0 && ((x->goal == GOAL_BELOW && !(x->median < x->target)) ||
-                            (x->goal == GOAL_AT_LEAST && !(x->min >= x->target))))
+                            (x->goal == GOAL_AT_LEAST && !(x->min >= x->target)) ||
+                            (x->goal == GOAL_NONE_OVER && !(x->max <= x->target))))
             ++missed;
     }
     return missed;

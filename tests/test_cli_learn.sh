@@ -122,7 +122,8 @@ check "default: summary" has "$OUT" \
 check "default: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
 check "default: rows" has "$OUT" "features   (built-in features): 8 rules, 754 rows"
 check "default: rule lines" has "$OUT" "soprano-alto  diff(w(2,1))"
-check "default: context column" has "$OUT" "6 of 1008, smoothing 4; then w(1,2,3,4): 6 listed, smoothing 2"
+check "default: context column" has "$OUT" \
+    "6 of 1008, smoothing 4; then mod12(w(1,2,3,4)): 6 listed, smoothing 4; then w(1,2,3,4): 6 listed, smoothing 2"
 check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 8
 check "default: constraints and lambda_p" $PY -c "
 import json; d = json.load(open('$TMP/c1.json'))

@@ -51,8 +51,9 @@ static double target_of(const pn_rule *rule, const char *value)
 
 /* The style core (the first eight rules) of a chorale set: every rule has
  * the outer voices of the previous sonority as context, refined by the
- * whole of it, with learned rows; the rules after it are written by hand
- * ("learn": false) and have no learned rows. */
+ * pitch classes of its four voices and then by the whole of it, with
+ * learned rows; the rules after it are written by hand ("learn": false)
+ * and have no learned rows. */
 static void check_core_and_textbook(const pn_rule_set *rs)
 {
     static const char *const core[] = {"chord",        "soprano",    "alto",      "tenor",
@@ -67,8 +68,10 @@ static void check_core_and_textbook(const pn_rule_set *rs)
             assert_non_null(rule->context);
             pn_feature_to_string(rule->context->feature, text, sizeof text);
             assert_string_equal(text, "w(4,1)");
-            assert_int_equal(rule->num_refinements, 1);
+            assert_int_equal(rule->num_refinements, 2);
             pn_feature_to_string(rule->refinements[0].feature, text, sizeof text);
+            assert_string_equal(text, "mod12(w(1,2,3,4))");
+            pn_feature_to_string(rule->refinements[1].feature, text, sizeof text);
             assert_string_equal(text, "w(1,2,3,4)");
             for (int32_t k = 0; k <= rule->num_refinements; ++k) {
                 const pn_rule_context *c = k == 0 ? rule->context : &rule->refinements[k - 1];

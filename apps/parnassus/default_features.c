@@ -3,18 +3,21 @@
  * chorale registers in C (soprano 57..83, alto 50..78, tenor 45..72, bass
  * 33..67: n = 28 * 30 * 29 * 36 = 876,960 sonorities): the chord above the
  * bass, every voice's pitch and the spacing of neighbouring voices. All
- * eight are conditioned on the same contexts, the outer voices of the
- * previous sonority refined by the whole of it, so their learned targets
- * are marginals of one distribution and agree: the selection keeps them
- * all. Every voice's exact pitch makes every sonority a group of its own
- * (K' = n), which the solver's passes exploit (docs/engine.md). Two
+ * eight are conditioned on the same contexts, so their learned targets are
+ * marginals of one distribution and agree: the selection keeps them all.
+ * The contexts go from coarse to fine: the outer voices of the previous
+ * sonority, then the pitch classes of all four (the harmony and where the
+ * inner voices stand, seen far more often than whole sonorities), then the
+ * whole sonority. Every voice's exact pitch makes every sonority a group of
+ * its own (K' = n), which the solver's passes exploit (docs/engine.md). Two
  * constraints keep the voice leading clean; lambda_p 3e-5 follows the rules
  * closely enough that the inner voices keep their lines. */
 #include "default_features.h"
 
 #define CONTEXTS                                                                                   \
     "\"context\": \"w(4,1)\", \"smoothing\": 4,\n"                                                 \
-    "      \"refinements\": [ { \"context\": \"w(1,2,3,4)\", \"smoothing\": 2 } ],\n"
+    "      \"refinements\": [ { \"context\": \"mod12(w(1,2,3,4))\", \"smoothing\": 4 },\n"          \
+    "                       { \"context\": \"w(1,2,3,4)\", \"smoothing\": 2 } ],\n"
 
 const char pn_default_features_json[] =
     "{\n"
@@ -22,8 +25,8 @@ const char pn_default_features_json[] =
     "  \"name\": \"chorale-features\",\n"
     "  \"description\": \"The style core of Parnassus's chorale sets: the chord above the bass, "
     "every voice's pitch and the spacing of neighbouring voices, each given the previous "
-    "sonority's outer voices and, where the corpus knows it, the whole previous sonority; no "
-    "parallel or hidden fifths and octaves.\",\n"
+    "sonority's outer voices and, where the corpus knows them, the pitch classes of all its "
+    "voices and the whole previous sonority; no parallel or hidden fifths and octaves.\",\n"
     "  \"lambda_p\": 3e-05,\n"
     "  \"space\": { \"ranges\": [[57, 83], [50, 78], [45, 72], [33, 67]] },\n"
     "  \"rules\": [\n"
