@@ -246,6 +246,8 @@ static double late_steps(const char *bundle, int division, int per_beat, double 
     }
     leave_realtime(rt);
     const double late = pnh_get_control(h, "late_steps");
+    if (*late_first < 0) /* a run shorter than eight steps */
+        *late_first = late;
     pnh_free(h);
     *steps = (blocks * BLOCK + step_frames - 1) / step_frames;
     return late;
