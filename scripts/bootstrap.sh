@@ -19,6 +19,12 @@ packages=(
   serdi                               # Turtle syntax check of the bundle
   lilv-utils                          # lv2ls, lv2info (bundle test)
   liblilv-dev                         # LV2 hosts (lilv)
+  portaudio19-dev                     # parnassus-live: audio stream
+  libportmidi-dev                     # parnassus-live: hardware MIDI
+  libfluidsynth-dev                   # parnassus-live: built-in synth
+  timgm6mb-soundfont                  # a small General MIDI soundfont for it
+  fluidsynth                          # run.sh renders the main job's MIDI to a WAV
+  jackd2                              # tests: a JACK server with the dummy backend
 )
 
 missing=()

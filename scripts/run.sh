@@ -14,7 +14,7 @@ shift $(( $# > 0 ? 1 : 0 ))
 
 scripts/bootstrap.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target parnassus-cli parnassus_lv2 parnassus_lv2_bundle >/dev/null
+cmake --build --preset release -j "$(nproc)" --target parnassus-cli parnassus-live parnassus_lv2 parnassus_lv2_bundle >/dev/null
 mkdir -p "$outdir"
 pn=build/release/apps/parnassus/parnassus
 
@@ -28,9 +28,14 @@ $pn path examples/a1.txt --plot "$outdir/a1-path.svg" >/dev/null
 echo
 echo "music: $outdir/parnassus-16-bars.mid; plot: $outdir/a1-path.png (and .svg), table: $outdir/a1-path.csv"
 # Hear it: a General MIDI render of the 16 bars when fluidsynth and a GM
-# soundfont are installed (Debian: fluidsynth fluid-soundfont-gm).
-soundfont=/usr/share/sounds/sf2/FluidR3_GM.sf2
-if command -v fluidsynth >/dev/null && [ -f "$soundfont" ]; then
+# soundfont are installed (Debian: fluidsynth and fluid-soundfont-gm, or the
+# smaller timgm6mb-soundfont that bootstrap.sh installs).
+soundfont=
+for sf in /usr/share/sounds/sf2/FluidR3_GM.sf2 /usr/share/sounds/sf2/default-GM.sf2 \
+          /usr/share/sounds/sf2/TimGM6mb.sf2; do
+  [ -f "$sf" ] && { soundfont=$sf; break; }
+done
+if command -v fluidsynth >/dev/null && [ -n "$soundfont" ]; then
   fluidsynth -n -i -q -r 48000 -T wav -F "$outdir/parnassus-16-bars.wav" "$soundfont" \
     "$outdir/parnassus-16-bars.mid" >/dev/null 2>&1 &&
     echo "audio: $outdir/parnassus-16-bars.wav (fluidsynth, $(basename "$soundfont"))" ||
@@ -40,3 +45,4 @@ else
   echo "listen: install fluidsynth and fluid-soundfont-gm (Debian) to get a WAV next time, or play"
   echo "        $outdir/parnassus-16-bars.mid with any MIDI player"
 fi
+echo "live: build/release/apps/live/parnassus-live plays it with a MIDI keyboard and a synth (docs/live.md)"

@@ -186,6 +186,9 @@ pn_error pnh_set_transport(pnh_host *h, const pnh_transport *t, pn_error_info *i
 /* Moves the transport to a frame (beats follow at the current tempo). */
 void pnh_transport_locate(pnh_host *h, int64_t frame);
 
+/* The transport's position in beats at the start of the next block. */
+double pnh_transport_beat(const pnh_host *h);
+
 /* ---- Running ---- */
 
 typedef struct pnh_event {
@@ -205,6 +208,13 @@ typedef void (*pnh_event_fn)(void *user, const pnh_event *ev);
  * Returns the number of output events, or -1 with info set (not activated,
  * nframes out of range). */
 long pnh_run(pnh_host *h, uint32_t nframes, pnh_event_fn cb, void *user, pn_error_info *info);
+
+/* The bundle a program of this build should load: `given` when not NULL;
+ * else NULL when LV2_PATH is set (lilv discovers it there); else
+ * <build>/lv2/<name> of the build tree the program runs from
+ * (<build>/apps/<program dir>/<program>) when it has a manifest, written
+ * to buf; else NULL (lilv's default path). */
+const char *pnh_find_bundle(const char *given, const char *name, char *buf, size_t size);
 
 /* Frames run so far. */
 int64_t pnh_frames(const pnh_host *h);

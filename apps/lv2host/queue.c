@@ -190,6 +190,11 @@ void pnh_transport_locate(pnh_host *h, int64_t frame)
     h->transport_dirty = 1;
 }
 
+double pnh_transport_beat(const pnh_host *h)
+{
+    return h->transport_beats;
+}
+
 void pnh_transport_advance(pnh_host *h, uint32_t nframes)
 {
     h->transport_dirty = 0;

@@ -191,40 +191,6 @@ static int parse_request(int argc, char **argv, render_request *req)
     return PN_EXIT_OK;
 }
 
-/* ---- finding the bundle ---- */
-
-static int has_manifest(const char *dir)
-{
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/manifest.ttl", dir);
-    return access(path, R_OK) == 0;
-}
-
-/* --bundle; else LV2_PATH (NULL: lilv discovers); else the bundle of the
- * build tree the program runs from (<build>/apps/parnassus/parnassus ->
- * <build>/lv2/parnassus.lv2); else NULL for the standard LV2 path. */
-static const char *find_bundle(const render_request *req, char *buf, size_t size)
-{
-    if (req->bundle)
-        return req->bundle;
-    const char *lv2_path = getenv("LV2_PATH");
-    if (lv2_path && lv2_path[0])
-        return NULL;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return NULL;
-    exe[n] = '\0';
-    for (int up = 0; up < 3; ++up) { /* strip parnassus, parnassus/, apps/ */
-        char *slash = strrchr(exe, '/');
-        if (!slash)
-            return NULL;
-        *slash = '\0';
-    }
-    int len = snprintf(buf, size, "%s/lv2/parnassus.lv2", exe);
-    return len > 0 && (size_t)len < size && has_manifest(buf) ? buf : NULL;
-}
-
 /* ---- collecting what the plugin plays ---- */
 
 typedef struct capture {
@@ -436,7 +402,8 @@ static void print_summary(const pnh_host *h, const render_request *req, int64_t 
 static int run(const render_request *req)
 {
     char bundle_buf[PATH_MAX];
-    const char *bundle = find_bundle(req, bundle_buf, sizeof bundle_buf);
+    const char *bundle =
+        pnh_find_bundle(req->bundle, "parnassus.lv2", bundle_buf, sizeof bundle_buf);
     pnh_settings s;
     pnh_settings_default(&s);
     s.plugin_uri = RENDER_PLUGIN_URI;

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# parnassus-live as a musician starts it, headless, on a JACK server with
+# the dummy backend (no sound card needed): it plays, its MIDI leaves on
+# the stream clock, capture writes a file mido reads, a fed melody is
+# harmonized, MIDI learn binds a controller and the map round-trips, and
+# bad input gets a clear message. Exits 77 (skipped) without jackd or mido.
+#
+# usage: test_live_app.sh PARNASSUS_LIVE BUNDLE_DIR
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+    echo "usage: $0 PARNASSUS_LIVE BUNDLE_DIR" >&2
+    exit 2
+fi
+LIVE=$1
+BUNDLE=$2
+PY=/usr/bin/python3
+command -v jackd >/dev/null || { echo "SKIP: jackd is not installed (Debian: jackd2)"; exit 77; }
+"$PY" -c 'import mido' 2>/dev/null || { echo "SKIP: python3 mido is not installed"; exit 77; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pn-test-live.XXXXXX")
+# a server of our own, never started behind our back
+export JACK_DEFAULT_SERVER=pn-test-live-$$
+export JACK_NO_START_SERVER=1
+JACKD_PID=
+cleanup() {
+    [[ -n $JACKD_PID ]] && kill "$JACKD_PID" 2>/dev/null && wait "$JACKD_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+live() { "$LIVE" --bundle "$BUNDLE" --headless "$@"; }
+
+# --- no audio device at all: a clear message, non-zero exit ---
+if live --no-synth --seconds 1 </dev/null >"$TMP/none.out" 2>"$TMP/none.err"; then
+    fail "played without an audio device"
+fi
+grep -q "no audio output device" "$TMP/none.err" || fail "no-device message: $(cat "$TMP/none.err")"
+
+# --- usage errors ---
+set +e
+"$LIVE" --bpm 1000 >/dev/null 2>"$TMP/usage.err"; rc=$?
+set -e
+[[ $rc -eq 2 ]] && grep -q -- "--bpm" "$TMP/usage.err" || fail "--bpm 1000: rc $rc"
+
+jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p 256 >"$TMP/jackd.log" 2>&1 &
+JACKD_PID=$!
+# ready when its playback ports are there
+for _ in $(seq 50); do
+    jack_lsp -s "$JACK_DEFAULT_SERVER" 2>/dev/null | grep -q "system:playback" && break
+    sleep 0.2
+done
+jack_lsp -s "$JACK_DEFAULT_SERVER" 2>/dev/null | grep -q "system:playback" ||
+    fail "jackd did not start: $(cat "$TMP/jackd.log")"
+
+# --- four seconds of the built-in set: on time, balanced, captured ---
+live --seconds 4 --capture "$TMP/take.mid" --midi-out-file "$TMP/out.txt" \
+    --set log2_lambda_w=-1 </dev/null >"$TMP/play.out" 2>"$TMP/play.err" ||
+    fail "play: $(cat "$TMP/play.err")"
+"$PY" - "$TMP/out.txt" "$TMP/take.mid" <<'PYEOF'
+import sys
+import mido
+out, take = sys.argv[1:]
+rows = [l.split() for l in open(out) if not l.startswith('#')]
+assert rows, "nothing was sent to MIDI out"
+latency = 0.010
+step = 0.25  # 1/8 at 120 bpm
+ons = []
+balance = {}
+for r in rows:
+    t, sent_at, status = float(r[0]), float(r[1]), int(r[2], 16)
+    key, vel = int(r[3], 16), int(r[4], 16)
+    # handed over before it is due, within a buffer and a millisecond
+    assert sent_at <= t + 0.001, (t, sent_at)
+    if status & 0xF0 == 0x90 and vel > 0:
+        ons.append(t)
+        balance[(status & 15, key)] = balance.get((status & 15, key), 0) + 1
+    elif status & 0xF0 in (0x80, 0x90):
+        balance[(status & 15, key)] = balance.get((status & 15, key), 0) - 1
+assert all(v == 0 for v in balance.values()), balance
+onsets = sorted(set(ons))
+assert len(onsets) >= 12, len(onsets)
+for t in onsets:  # exactly on the grid of the stream clock (48 kHz frames)
+    k = round((t - latency) / step)
+    assert abs((t - latency) - k * step) * 48000 < 0.5, t
+mid = mido.MidiFile(take)
+names = [t.name for t in mid.tracks[1:]]
+assert names == ['soprano', 'alto', 'tenor', 'bass', 'input'], names
+notes = sum(1 for t in mid.tracks[1:5] for m in t if m.type == 'note_on' and m.velocity > 0)
+assert notes >= 40, notes
+for t in mid.tracks[1:]:
+    on = {}
+    for m in t:
+        if m.type == 'note_on' and m.velocity > 0:
+            on[m.note] = on.get(m.note, 0) + 1
+        elif m.type in ('note_off', 'note_on'):
+            on[m.note] = on.get(m.note, 0) - 1
+    assert all(v == 0 for v in on.values()), (t.name, on)
+PYEOF
+grep -q "captured the last 16 bars" "$TMP/play.out" || fail "no capture line: $(cat "$TMP/play.out")"
+
+# --- a melody fed as the keyboard is harmonized: the soprano is the key ---
+"$PY" - "$TMP/melody.mid" <<'PYEOF'
+import sys
+import mido
+mid = mido.MidiFile(ticks_per_beat=480)
+tr = mido.MidiTrack(); mid.tracks.append(tr)
+tr.append(mido.MetaMessage('set_tempo', tempo=500000, time=0))
+tr.append(mido.Message('note_on', note=72, velocity=90, time=0))
+tr.append(mido.Message('note_off', note=72, velocity=0, time=480 * 8))
+mid.save(sys.argv[1])
+PYEOF
+live --no-synth --seconds 3 --set input_mode=1 --midi-in-file "$TMP/melody.mid" \
+    --midi-out-file "$TMP/harm.txt" --capture "$TMP/harm.mid" </dev/null >/dev/null 2>"$TMP/harm.err" ||
+    fail "harmonize: $(cat "$TMP/harm.err")"
+"$PY" - "$TMP/harm.txt" "$TMP/harm.mid" <<'PYEOF'
+import sys
+import mido
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith('#')]
+by_time = {}
+for r in rows:
+    status, key, vel = int(r[2], 16), int(r[3], 16), int(r[4], 16)
+    if status & 0xF0 == 0x90 and vel > 0:
+        by_time.setdefault(float(r[0]), []).append(key)
+times = sorted(by_time)
+assert len(times) >= 6, times
+# from the second step on (the key arrives during the first)
+tops = [max(by_time[t]) for t in times[2:]]
+assert all(t == 72 for t in tops), tops
+inp = mido.MidiFile(sys.argv[2]).tracks[5]
+assert any(m.type == 'note_on' and m.note == 72 for m in inp), "the input was not captured"
+PYEOF
+
+# --- MIDI learn: "learn", a controller moves, the knob follows; the map is kept ---
+"$PY" - "$TMP/cc.mid" <<'PYEOF'
+import sys
+import mido
+mid = mido.MidiFile(ticks_per_beat=480)
+tr = mido.MidiTrack(); mid.tracks.append(tr)
+tr.append(mido.MetaMessage('set_tempo', tempo=500000, time=0))
+tr.append(mido.Message('control_change', channel=2, control=74, value=64, time=960))  # 1 s
+tr.append(mido.Message('control_change', channel=2, control=74, value=0, time=960))   # 2 s
+mid.save(sys.argv[1])
+PYEOF
+# live_session NAME ARGS...: runs the app with commands from a pipe; once
+# it plays, `say` sends a command
+live_session() {
+    local name=$1
+    shift
+    rm -f "$TMP/cmd"
+    mkfifo "$TMP/cmd"
+    live "$@" <"$TMP/cmd" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    SESSION_PID=$!
+    exec 3>"$TMP/cmd"
+    for _ in $(seq 300); do
+        grep -q "playing at" "$TMP/$name.out" && return 0
+        kill -0 "$SESSION_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    fail "$name: the app did not start playing: $(cat "$TMP/$name.err")"
+}
+say() { echo "$1" >&3; }
+end_session() {
+    say quit
+    exec 3>&-
+    wait "$SESSION_PID" || fail "$1 exited with an error: $(cat "$TMP/$1.err")"
+}
+
+live_session learn --no-synth --map "$TMP/cfg/map.json" --midi-in-file "$TMP/cc.mid"
+say "learn log2_lambda_w"
+sleep 2.8
+say status
+sleep 0.3
+end_session learn
+grep -q "learned: log2_lambda_w" "$TMP/learn.out" || fail "nothing learned: $(cat "$TMP/learn.out" "$TMP/learn.err")"
+grep -q "log2_lambda_w -12 " "$TMP/learn.out" || fail "the knob did not follow CC 74 = 0: $(cat "$TMP/learn.out")"
+"$PY" - "$TMP/cfg/map.json" <<'PYEOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+b = [x for x in m["bindings"] if x["target"] == "log2_lambda_w"]
+assert b and b[0]["source"] == "cc" and b[0]["number"] == 74 and b[0]["channel"] == 3, m
+PYEOF
+# the saved map binds at the next start, without learning: CC 74 = 64 at
+# 1 s puts the knob at the middle of its range (-12..6)
+live_session map --no-synth --map "$TMP/cfg/map.json" --midi-in-file "$TMP/cc.mid"
+sleep 1.5
+say status
+sleep 0.3
+end_session map
+grep -q "log2_lambda_w -2.9" "$TMP/map.out" || fail "the saved binding did not move the knob: $(cat "$TMP/map.out")"
+
+# --- bad input: clear messages, never a crash ---
+echo '{"format": "parnassus-live-map/1", "bindings": [{"source": "cc"' >"$TMP/bad-map.json"
+echo quit | live --no-synth --map "$TMP/bad-map.json" >/dev/null 2>"$TMP/badmap.err" ||
+    fail "a bad map stopped the app: $(cat "$TMP/badmap.err")"
+grep -q "bad-map.json" "$TMP/badmap.err" || fail "bad map not named: $(cat "$TMP/badmap.err")"
+if echo quit | live --no-synth --rules "$TMP/missing.json" >/dev/null 2>"$TMP/rules.err"; then
+    fail "a missing rule set was accepted"
+fi
+grep -q "missing.json" "$TMP/rules.err" || fail "missing rules not named: $(cat "$TMP/rules.err")"
+if echo quit | live --no-synth --midi-in-file "$TMP/missing.mid" >/dev/null 2>"$TMP/mid.err"; then
+    fail "a missing MIDI file was accepted"
+fi
+grep -q "missing.mid" "$TMP/mid.err" || fail "missing MIDI file not named: $(cat "$TMP/mid.err")"
+echo quit | live --no-synth --midi-in nothing-like-this >/dev/null 2>"$TMP/dev.err" ||
+    fail "a missing MIDI device stopped the app: $(cat "$TMP/dev.err")"
+grep -q "nothing-like-this" "$TMP/dev.err" || fail "device not named: $(cat "$TMP/dev.err")"
+if live --no-synth --set nope=1 </dev/null >/dev/null 2>"$TMP/set.err"; then
+    fail "an unknown knob was accepted"
+fi
+grep -q "nope" "$TMP/set.err" || fail "unknown knob not named"
+echo "parnassus-live: all checks passed"

@@ -1,0 +1,318 @@
+/* The live app's engine (apps/live/live_engine.h) without an audio device:
+ * buffers are run by hand, as the PortAudio callback would. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "live_clock.h"
+#include "live_engine.h"
+#include "live_synth.h"
+#include "rt_guard.h"
+
+enum { RATE = 48000, BLOCK = 256, MAX_SENT = 1 << 14 };
+
+typedef struct fixture {
+    pnl_engine *e;
+    pnl_synth *synth;
+    float left[BLOCK], right[BLOCK];
+    pnl_midi_msg sent[MAX_SENT];
+    size_t num_sent;
+} fixture;
+
+static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_synth)
+{
+    const char *bundle = getenv("PNP_BUNDLE_DIR");
+    assert_non_null(bundle);
+    if (with_synth && pnl_synth_find_soundfont()) {
+        pnl_synth_settings ss;
+        pnl_synth_settings_default(&ss);
+        pn_error_info info = {PN_OK, ""};
+        assert_int_equal(pnl_synth_create(&ss, &f->synth, &info), PN_OK);
+    }
+    pnl_engine_settings s;
+    pnl_engine_settings_default(&s);
+    s.bundle_dir = bundle;
+    s.sample_rate = RATE;
+    s.max_block = BLOCK;
+    s.bpm = bpm;
+    s.sync = sync;
+    s.synth = f->synth;
+    s.midi_latency = 0.0;
+    pn_error_info info = {PN_OK, ""};
+    pn_error rc = pnl_engine_create(&s, &f->e, &info);
+    if (rc != PN_OK)
+        fail_msg("engine: %s", info.message);
+    return f->e;
+}
+
+static void drop(fixture *f)
+{
+    pnl_engine_free(f->e);
+    pnl_synth_free(f->synth);
+    free(f);
+}
+
+/* Runs n buffers, collecting what goes to MIDI out. */
+static void run(fixture *f, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        rt_guard_audio_enter(NULL);
+        pnl_engine_process(f->e, f->left, f->right, BLOCK);
+        rt_guard_audio_leave(NULL);
+        f->num_sent +=
+            pnl_engine_drain_midi_out(f->e, f->sent + f->num_sent, MAX_SENT - f->num_sent);
+    }
+}
+
+static int is_note_on(const pnl_midi_msg *m)
+{
+    return m->size == 3 && (m->bytes[0] & 0xF0) == 0x90 && m->bytes[2] > 0;
+}
+
+static int is_note_off(const pnl_midi_msg *m)
+{
+    return m->size == 3 &&
+           ((m->bytes[0] & 0xF0) == 0x80 || ((m->bytes[0] & 0xF0) == 0x90 && m->bytes[2] == 0));
+}
+
+/* distinct onset times of note-ons, in seconds */
+static size_t onsets(const fixture *f, double *t, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->num_sent && n < max; ++i)
+        if (is_note_on(&f->sent[i]) && (n == 0 || f->sent[i].time > t[n - 1] + 1e-9))
+            t[n++] = f->sent[i].time;
+    return n;
+}
+
+/* 120 bpm in 1/8: a sonority every 0.25 s = 12000 frames, on the frame */
+static void test_steps_on_the_stream_clock(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 1);
+    rt_guard_reset();
+    run(f, 4 * RATE / BLOCK);
+    double t[64];
+    const size_t n = onsets(f, t, 64);
+    assert_true(n >= 15);
+    for (size_t i = 0; i < n; ++i) {
+        const double frames = t[i] * RATE;
+        assert_true(fabs(frames - 12000.0 * (double)llround(frames / 12000.0)) < 0.5);
+    }
+    for (size_t i = 1; i < n; ++i)
+        assert_true(fabs(t[i] - t[i - 1] - 0.25) < 1e-9);
+    if (RT_GUARD_WORKS && rt_guard_count() != 0)
+        fail_msg("the audio side allocated or locked %ld times (first: %s)", rt_guard_count(),
+                 rt_guard_first());
+    if (f->synth) { /* the synth sounds (its thread renders a little behind) */
+        float peak = 0;
+        for (int b = 0; b < 16; ++b) {
+            const struct timespec pause = {0, 5000000};
+            nanosleep(&pause, NULL);
+            run(f, 1);
+            for (int i = 0; i < BLOCK; ++i)
+                peak = fmaxf(peak, fabsf(f->left[i]));
+        }
+        assert_true(peak > 1e-4f);
+    }
+    drop(f);
+}
+
+/* stop: every note that was turned on is turned off */
+static void test_stop_releases_every_note(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    run(f, RATE / BLOCK);
+    assert_int_equal(pnl_engine_stop(f->e), 0);
+    run(f, 8);
+    int sounding[16][128] = {{0}};
+    for (size_t i = 0; i < f->num_sent; ++i) {
+        const pnl_midi_msg *m = &f->sent[i];
+        if (is_note_on(m))
+            sounding[m->bytes[0] & 15][m->bytes[1]]++;
+        else if (is_note_off(m) && sounding[m->bytes[0] & 15][m->bytes[1]] > 0)
+            sounding[m->bytes[0] & 15][m->bytes[1]]--;
+    }
+    for (int ch = 0; ch < 16; ++ch)
+        for (int k = 0; k < 128; ++k)
+            assert_int_equal(sounding[ch][k], 0);
+    pnl_status st;
+    pnl_engine_status(f->e, &st);
+    assert_int_equal(st.rolling, 0);
+    const size_t before = f->num_sent;
+    run(f, RATE / BLOCK); /* stopped: nothing more */
+    for (size_t i = before; i < f->num_sent; ++i)
+        assert_false(is_note_on(&f->sent[i]));
+    drop(f);
+}
+
+/* a knob moved at every buffer: the last value wins */
+static void test_knob_last_value_wins(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    for (int i = 0; i < 200; ++i) {
+        assert_int_equal(pnl_engine_set_control(f->e, "log2_lambda_w", (float)(i % 9) - 4.0f), 0);
+        run(f, 1);
+    }
+    for (int i = 0; i < 50; ++i)
+        assert_int_equal(pnl_engine_set_control(f->e, "alpha", 0.01f * (float)i), 0);
+    assert_int_equal(pnl_engine_set_control(f->e, "log2_lambda_w", 99.0f), 0); /* clamped */
+    run(f, 1);
+    float lo, hi;
+    assert_true(pnl_engine_control_range(f->e, "log2_lambda_w", NULL, &lo, &hi));
+    assert_float_equal(pnl_engine_control(f->e, "log2_lambda_w"), hi, 1e-6);
+    assert_float_equal(pnl_engine_control(f->e, "alpha"), 0.49f, 1e-6);
+    assert_int_equal(pnl_engine_set_control(f->e, "no_such_knob", 1.0f), -1);
+    assert_int_equal(pnl_engine_set_control(f->e, "rules_selected", 1.0f), -1); /* an output */
+    drop(f);
+}
+
+/* a held key leads: in "harmonize" input mode every step's soprano is it */
+static void test_harmonizes_the_held_note(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    float def, lo, hi;
+    assert_true(pnl_engine_control_range(f->e, "input_mode", &def, &lo, &hi));
+    assert_int_equal(pnl_engine_set_control(f->e, "input_mode", 1.0f), 0);
+    run(f, 4);
+    const pnl_midi_msg key = {.time = 0, .size = 3, .bytes = {0x90, 72, 100}};
+    assert_int_equal(pnl_engine_midi_in(f->e, &key), 0);
+    run(f, 2 * RATE / BLOCK);
+    /* from the second onset after the key on, the highest note of each
+     * sonority is the key */
+    double t[64];
+    const size_t n = onsets(f, t, 64);
+    assert_true(n >= 4);
+    int checked = 0;
+    for (size_t s = 2; s < n; ++s) {
+        int top = -1;
+        for (size_t i = 0; i < f->num_sent; ++i)
+            if (is_note_on(&f->sent[i]) && fabs(f->sent[i].time - t[s]) < 1e-9 &&
+                f->sent[i].bytes[1] > top)
+                top = f->sent[i].bytes[1];
+        if (top >= 0) {
+            assert_int_equal(top, 72);
+            ++checked;
+        }
+    }
+    assert_true(checked >= 2);
+    drop(f);
+}
+
+/* a pseudo-random jitter of up to +-1 ms, reproducible */
+static double jitter(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return ((double)(*s >> 11) / 9007199254740992.0 - 0.5) * 0.002;
+}
+
+/* MIDI clock at `bpm` with jitter: the steps follow its tempo */
+static void follow_clock_at(double bpm)
+{
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_MIDI_CLOCK, 120.0, 0);
+    uint64_t seed = 7;
+    const double pulse = 60.0 / bpm / PNL_CLOCK_PPQN;
+    const double t0 = 0.1;
+    const pnl_midi_msg start = {.time = t0 - 0.001, .size = 1, .bytes = {PNL_MIDI_START}};
+    int64_t frames = 0;
+    int next_pulse = 0;
+    run(f, 2);
+    frames += 2 * BLOCK;
+    assert_int_equal(pnl_engine_midi_in(f->e, &start), 0);
+    const int bars = 6, pulses = bars * 4 * PNL_CLOCK_PPQN;
+    while (next_pulse < pulses) {
+        const double block_end = (double)(frames + BLOCK) / RATE;
+        /* the pulses that arrive during this buffer, handed over before it */
+        while (next_pulse < pulses && t0 + next_pulse * pulse < block_end) {
+            const pnl_midi_msg m = {.time = t0 + next_pulse * pulse + jitter(&seed),
+                                    .size = 1,
+                                    .bytes = {PNL_MIDI_CLOCK}};
+            assert_int_equal(pnl_engine_midi_in(f->e, &m), 0);
+            ++next_pulse;
+        }
+        run(f, 1);
+        frames += BLOCK;
+    }
+    pnl_status st;
+    pnl_engine_status(f->e, &st);
+    assert_int_equal(st.rolling, 1);
+    if (fabs(st.bpm - bpm) / bpm > 0.005)
+        fail_msg("at %g bpm the estimate is %g", bpm, st.bpm);
+    /* the step rate after two bars: 1/8 notes at the clock's tempo */
+    double t[256];
+    const size_t n = onsets(f, t, 256);
+    const double after = t0 + 2 * 4 * 60.0 / bpm;
+    size_t first = 0;
+    while (first < n && t[first] < after)
+        ++first;
+    assert_true(n - first >= 8);
+    const double rate = (double)(n - 1 - first) / (t[n - 1] - t[first]);
+    const double want = bpm / 60.0 * 2.0;
+    if (fabs(rate - want) / want > 0.005)
+        fail_msg("at %g bpm: %g steps a second, want %g", bpm, rate, want);
+    /* Stop: the notes end and no more steps come */
+    const pnl_midi_msg stop = {.time = (double)frames / RATE, .size = 1, .bytes = {PNL_MIDI_STOP}};
+    assert_int_equal(pnl_engine_midi_in(f->e, &stop), 0);
+    run(f, 4);
+    const size_t at_stop = f->num_sent;
+    run(f, RATE / BLOCK);
+    for (size_t i = at_stop; i < f->num_sent; ++i)
+        assert_false(is_note_on(&f->sent[i]));
+    pnl_engine_status(f->e, &st);
+    assert_int_equal(st.rolling, 0);
+    drop(f);
+}
+
+static void test_midi_clock_100(void **state)
+{
+    (void)state;
+    follow_clock_at(100.0);
+}
+
+static void test_midi_clock_140(void **state)
+{
+    (void)state;
+    follow_clock_at(140.0);
+}
+
+/* under MIDI clock nothing plays before Start */
+static void test_midi_clock_waits_for_start(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_MIDI_CLOCK, 120.0, 0);
+    run(f, RATE / BLOCK);
+    for (size_t i = 0; i < f->num_sent; ++i)
+        assert_false(is_note_on(&f->sent[i]));
+    drop(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_steps_on_the_stream_clock),
+        cmocka_unit_test(test_stop_releases_every_note),
+        cmocka_unit_test(test_knob_last_value_wins),
+        cmocka_unit_test(test_harmonizes_the_held_note),
+        cmocka_unit_test(test_midi_clock_100),
+        cmocka_unit_test(test_midi_clock_140),
+        cmocka_unit_test(test_midi_clock_waits_for_start),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
