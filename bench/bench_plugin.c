@@ -89,34 +89,6 @@ static void worker_leave(void *user)
     c->in_worker = 0;
 }
 
-/* Real-time priority for this (the audio) thread, as hosts give theirs;
- * the worker thread, started before, keeps the normal policy. */
-static int make_realtime(void)
-{
-    struct sched_param p = {0};
-    p.sched_priority = 50;
-    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
-}
-
-/* Back to the normal policy, if make_realtime() succeeded. */
-static void leave_realtime(int realtime)
-{
-    if (realtime) {
-        struct sched_param p = {0};
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
-    }
-}
-
-/* Sleeps until the monotonic time `due` (seconds, as now()). */
-static void sleep_until(double due)
-{
-    const double wait = due - now();
-    if (wait > 0) {
-        struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* work() calls timed one by one, on the (synchronous) worker. */
 typedef struct job_clock {
     double entered;

@@ -5,6 +5,8 @@
 #include "bench_support.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,4 +372,32 @@ void load_average(char *buf, size_t n)
     if (fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
         snprintf(buf, n, "%.2f %.2f %.2f", a, b, c);
     fclose(f);
+}
+
+/* Real-time priority for this (the audio) thread, as hosts give theirs;
+ * the worker thread, started before, keeps the normal policy. */
+int make_realtime(void)
+{
+    struct sched_param p = {0};
+    p.sched_priority = 50;
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
+}
+
+/* Back to the normal policy, if make_realtime() succeeded. */
+void leave_realtime(int realtime)
+{
+    if (realtime) {
+        struct sched_param p = {0};
+        pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+    }
+}
+
+/* Sleeps until the monotonic time `due` (seconds, as now()). */
+void sleep_until(double due)
+{
+    const double wait = due - now();
+    if (wait > 0) {
+        struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
 }

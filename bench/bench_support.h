@@ -127,4 +127,14 @@ double peak_mib(void);
 /* "a b c" from /proc/loadavg, or "unknown". */
 void load_average(char *buf, size_t n);
 
+/* ---- pacing a real-time thread ---- */
+
+/* SCHED_FIFO 50 for the calling thread, as audio hosts give theirs;
+ * returns nonzero when it was allowed. */
+int make_realtime(void);
+/* Back to the normal policy, if make_realtime() succeeded. */
+void leave_realtime(int realtime);
+/* Sleeps until the monotonic time `due` (seconds, as now()). */
+void sleep_until(double due);
+
 #endif

@@ -22,6 +22,7 @@ packages=(
   portaudio19-dev                     # parnassus-live: audio stream
   libportmidi-dev                     # parnassus-live: hardware MIDI
   libfluidsynth-dev                   # parnassus-live: built-in synth
+  libncurses-dev                      # parnassus-live: terminal interface
   timgm6mb-soundfont                  # a small General MIDI soundfont for it
   fluidsynth                          # run.sh renders the main job's MIDI to a WAV
   jackd2                              # tests: a JACK server with the dummy backend

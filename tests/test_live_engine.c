@@ -1,8 +1,10 @@
 /* The live app's engine (apps/live/live_engine.h) without an audio device:
  * buffers are run by hand, as the PortAudio callback would. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +71,17 @@ static void run(fixture *f, int n)
         rt_guard_audio_leave(NULL);
         f->num_sent +=
             pnl_engine_drain_midi_out(f->e, f->sent + f->num_sent, MAX_SENT - f->num_sent);
+    }
+}
+
+/* The same, but the worker finishes each buffer's jobs before the next,
+ * as in a host that freewheels: the music does not depend on how fast
+ * this machine (or a sanitizer) solves. */
+static void run_synced(fixture *f, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        run(f, 1);
+        assert_true(pnl_engine_wait_worker(f->e, 60.0));
     }
 }
 
@@ -189,10 +202,10 @@ static void test_harmonizes_the_held_note(void **state)
     float def, lo, hi;
     assert_true(pnl_engine_control_range(f->e, "input_mode", &def, &lo, &hi));
     assert_int_equal(pnl_engine_set_control(f->e, "input_mode", 1.0f), 0);
-    run(f, 4);
+    run_synced(f, 4);
     const pnl_midi_msg key = {.time = 0, .size = 3, .bytes = {0x90, 72, 100}};
     assert_int_equal(pnl_engine_midi_in(f->e, &key), 0);
-    run(f, 2 * RATE / BLOCK);
+    run_synced(f, 2 * RATE / BLOCK);
     /* from the second onset after the key on, the highest note of each
      * sonority is the key */
     double t[64];
@@ -211,6 +224,98 @@ static void test_harmonizes_the_held_note(void **state)
         }
     }
     assert_true(checked >= 2);
+    drop(f);
+}
+
+/* the plugin's report of the rules kept reaches the control thread */
+static void test_rules_kept_are_named(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    run(f, RATE / BLOCK);
+    const char *names = pnl_engine_rules_kept(f->e);
+    pnl_status st;
+    pnl_engine_status(f->e, &st);
+    assert_true(strlen(names) > 0);
+    int count = 1;
+    for (const char *c = names; *c; ++c)
+        count += *c == ',';
+    assert_int_equal(count, (int)st.rules_selected);
+    assert_non_null(strstr(names, "chord"));
+    drop(f);
+}
+
+/* Three threads as in the app: a control thread moving a knob, a MIDI
+ * thread playing keys in and taking notes out, and the audio thread (run
+ * under TSan, this shows the rings and the worker hand-over are clean) */
+typedef struct threads {
+    fixture *f;
+    atomic_int stop;
+    atomic_long midi_out, control_sets;
+} threads;
+
+static void *control_thread(void *arg)
+{
+    threads *t = arg;
+    for (int i = 0; !atomic_load(&t->stop); ++i) {
+        if (pnl_engine_set_control(t->f->e, "alpha", 0.5f + 0.001f * (float)(i % 100)) == 0)
+            atomic_fetch_add(&t->control_sets, 1);
+        pnl_status st;
+        pnl_engine_status(t->f->e, &st);
+        (void)pnl_engine_rules_kept(t->f->e);
+        const struct timespec pause = {0, 200000};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+static void *midi_thread(void *arg)
+{
+    threads *t = arg;
+    pnl_midi_msg out[64];
+    for (int i = 0; !atomic_load(&t->stop); ++i) {
+        const pnl_midi_msg key = {.time = pnl_engine_clock(t->f->e),
+                                  .size = 3,
+                                  .bytes = {(uint8_t)(i % 2 ? 0x80 : 0x90), 72, 90}};
+        pnl_engine_midi_in(t->f->e, &key);
+        atomic_fetch_add(&t->midi_out, (long)pnl_engine_drain_midi_out(t->f->e, out, 64));
+        const struct timespec pause = {0, 300000};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+static void test_threads_share_the_engine(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 240.0, 0);
+    assert_int_equal(pnl_engine_set_control(f->e, "input_mode", 1.0f), 0);
+    threads t = {.f = f};
+    atomic_init(&t.stop, 0);
+    atomic_init(&t.midi_out, 0);
+    atomic_init(&t.control_sets, 0);
+    pthread_t control, midi;
+    rt_guard_reset();
+    assert_int_equal(pthread_create(&control, NULL, control_thread, &t), 0);
+    assert_int_equal(pthread_create(&midi, NULL, midi_thread, &t), 0);
+    for (int b = 0; b < RATE / BLOCK; ++b) { /* a second of audio, paced at 4 x real time */
+        rt_guard_audio_enter(NULL);
+        pnl_engine_process(f->e, f->left, f->right, BLOCK);
+        rt_guard_audio_leave(NULL);
+        const struct timespec pause = {0, 1333333};
+        nanosleep(&pause, NULL);
+    }
+    atomic_store(&t.stop, 1);
+    pthread_join(control, NULL);
+    pthread_join(midi, NULL);
+    assert_true(atomic_load(&t.midi_out) > 0);
+    assert_true(atomic_load(&t.control_sets) > 0);
+    if (RT_GUARD_WORKS && rt_guard_count() != 0)
+        fail_msg("the audio side allocated or locked %ld times (first: %s)", rt_guard_count(),
+                 rt_guard_first());
+    assert_float_equal(pnl_engine_control(f->e, "input_mode"), 1.0f, 0);
     drop(f);
 }
 
@@ -310,6 +415,8 @@ int main(void)
         cmocka_unit_test(test_stop_releases_every_note),
         cmocka_unit_test(test_knob_last_value_wins),
         cmocka_unit_test(test_harmonizes_the_held_note),
+        cmocka_unit_test(test_rules_kept_are_named),
+        cmocka_unit_test(test_threads_share_the_engine),
         cmocka_unit_test(test_midi_clock_100),
         cmocka_unit_test(test_midi_clock_140),
         cmocka_unit_test(test_midi_clock_waits_for_start),

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <portaudio.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "live_capture.h"
 #include "live_quiet.h"
 #include "live_synth.h"
+#include "live_tui.h"
 #include "lv2host.h"
 #include "ring.h"
 
@@ -50,7 +52,31 @@ typedef struct app {
     atomic_int midi_running;
     int quit;
     uint32_t max_block;
+    pnl_tui *tui;      /* the terminal interface, or NULL (headless) */
+    char message[256]; /* what the interface shows on its message line */
+    char midi_in_names[256], midi_out_names[256], audio_name[160];
 } app;
+
+/* What the app has to say while it plays: a line on stdout (errors on
+ * stderr), or the interface's message line when it owns the terminal. */
+static void say(app *a, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(app *a, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (a->tui)
+        vsnprintf(a->message, sizeof a->message, fmt, ap);
+    else {
+        FILE *f = error ? stderr : stdout;
+        if (error)
+            fputs("parnassus-live: ", f);
+        vfprintf(f, fmt, ap);
+        fputc('\n', f);
+        fflush(f);
+    }
+    va_end(ap);
+}
 
 static double mono_now(void)
 {
@@ -145,6 +171,8 @@ static int open_audio(app *a)
         return -1;
     }
     const PaDeviceInfo *info = Pa_GetDeviceInfo(dev);
+    snprintf(a->audio_name, sizeof a->audio_name, "%s, %.0f Hz, %d frames", info->name, a->o->rate,
+             a->o->buffer);
     PaStreamParameters out = {
         .device = dev,
         .channelCount = 2,
@@ -190,6 +218,12 @@ static void *midi_main(void *user)
     return NULL;
 }
 
+static void add_name(char *list, size_t size, const char *name)
+{
+    const size_t used = strlen(list);
+    snprintf(list + used, size - used, "%s%s", used ? ", " : "", name);
+}
+
 static int open_midi(app *a)
 {
     pn_error_info info = {PN_OK, ""};
@@ -208,10 +242,14 @@ static int open_midi(app *a)
             fprintf(stderr, "parnassus-live: %s\n", info.message);
             return -1;
         }
-        if (o->midi_in_file)
+        if (o->midi_in_file) {
             a->midi->ops->open(a->midi, 0, 0, NULL);
-        if (o->midi_out_file)
+            add_name(a->midi_in_names, sizeof a->midi_in_names, o->midi_in_file);
+        }
+        if (o->midi_out_file) {
             a->midi->ops->open(a->midi, 1, 0, NULL);
+            add_name(a->midi_out_names, sizeof a->midi_out_names, o->midi_out_file);
+        }
         return 0;
     }
     if (pnl_midi_portmidi_create(engine_clock, a->engine, o->midi_latency, &a->midi, &info) !=
@@ -223,11 +261,17 @@ static int open_midi(app *a)
         const int port = pnl_midi_find(a->midi, 0, o->midi_in[i], &info);
         if (port < 0 || a->midi->ops->open(a->midi, 0, port, &info) != PN_OK)
             fprintf(stderr, "parnassus-live: %s; playing on without it\n", info.message);
+        else
+            add_name(a->midi_in_names, sizeof a->midi_in_names,
+                     a->midi->ops->port_name(a->midi, 0, port));
     }
     if (o->midi_out) {
         const int port = pnl_midi_find(a->midi, 1, o->midi_out, &info);
         if (port < 0 || a->midi->ops->open(a->midi, 1, port, &info) != PN_OK)
             fprintf(stderr, "parnassus-live: %s; playing on without it\n", info.message);
+        else
+            add_name(a->midi_out_names, sizeof a->midi_out_names,
+                     a->midi->ops->port_name(a->midi, 1, port));
     }
     return 0;
 }
@@ -263,10 +307,10 @@ static int write_capture(app *a, const char *path)
     pnl_engine_status(a->engine, &st);
     pn_error_info info = {PN_OK, ""};
     if (pnl_capture_write(a->capture, path, st.beat, st.bpm, &info) != PN_OK) {
-        fprintf(stderr, "parnassus-live: %s\n", info.message);
+        say(a, 1, "%s", info.message);
         return -1;
     }
-    printf("captured the last %d bars to %s\n", a->o->capture_bars, path);
+    say(a, 0, "captured the last %d bars to %s", a->o->capture_bars, path);
     return 0;
 }
 
@@ -283,10 +327,10 @@ static void print_status(app *a)
             printf(" %s%d", names[st.sonority[v] % 12], st.sonority[v] / 12 - 1);
         else
             printf(" -");
-    printf(" | rules kept %.0f, solve %.0f ms, late steps %.0f | log2_lambda_w %g alpha %g | "
+    printf(" | rules kept %.0f (%s), solve %.0f ms, late steps %.0f | log2_lambda_w %g alpha %g | "
            "load %.0f %% (max %.0f %%) | notes %llu\n",
-           (double)st.rules_selected, (double)st.solve_ms, (double)st.late_steps,
-           (double)pnl_engine_control(a->engine, "log2_lambda_w"),
+           (double)st.rules_selected, pnl_engine_rules_kept(a->engine), (double)st.solve_ms,
+           (double)st.late_steps, (double)pnl_engine_control(a->engine, "log2_lambda_w"),
            (double)pnl_engine_control(a->engine, "alpha"), 100 * st.load, 100 * st.load_max,
            (unsigned long long)st.notes_out);
     fflush(stdout);
@@ -297,7 +341,7 @@ static int set_knob(app *a, const char *symbol, const char *value)
     char *end;
     const double v = strtod(value, &end);
     if (end == value || *end || pnl_engine_set_control(a->engine, symbol, (float)v) != 0) {
-        fprintf(stderr, "parnassus-live: set %s %s: no such knob or not a number\n", symbol, value);
+        say(a, 1, "set %s %s: no such knob or not a number", symbol, value);
         return -1;
     }
     return 0;
@@ -332,17 +376,16 @@ static void handle_midi_for_bindings(app *a)
         const int was_learning = a->bindings.learning;
         if (!pnl_bindings_handle(&a->bindings, m.bytes, m.size, &hit, &learned)) {
             if (was_learning && !a->bindings.learning)
-                fprintf(stderr, "parnassus-live: learn: the map is full\n");
+                say(a, 1, "learn: the map is full");
             continue;
         }
         if (was_learning) {
             if (learned < 0)
                 continue;
-            printf("learned: %s\n", a->bindings.binding[learned].target);
+            say(a, 0, "learned: %s", a->bindings.binding[learned].target);
             pn_error_info info = {PN_OK, ""};
             if (a->map_path[0] && pnl_bindings_save(&a->bindings, a->map_path, &info) != PN_OK)
-                fprintf(stderr, "parnassus-live: %s\n", info.message);
-            fflush(stdout);
+                say(a, 1, "%s", info.message);
             continue;
         }
         if (!hit.is_program)
@@ -371,25 +414,25 @@ static void run_command(app *a, char *line)
         pnl_engine_panic(a->engine);
     else if (strcmp(cmd, "tempo") == 0 && argc == 2) {
         if (pnl_engine_set_tempo(a->engine, atof(argv[1])) != 0)
-            fprintf(stderr, "parnassus-live: tempo %s: expected 20..400 bpm\n", argv[1]);
+            say(a, 1, "tempo %s: expected 20..400 bpm", argv[1]);
     } else if (strcmp(cmd, "rules") == 0 && argc == 2) {
         if (access(argv[1], R_OK) != 0 || pnl_engine_load_rules(a->engine, argv[1]) != 0)
-            fprintf(stderr, "parnassus-live: rules %s: cannot read it\n", argv[1]);
+            say(a, 1, "rules %s: cannot read it", argv[1]);
     } else if (strcmp(cmd, "capture") == 0 && argc == 2)
         write_capture(a, argv[1]);
     else if (strcmp(cmd, "learn") == 0 && argc == 2) {
         if (pnl_bindings_learn(&a->bindings, argv[1]) == 0)
-            printf("learn: move a control for %s\n", argv[1]);
+            say(a, 0, "learn: move a control for %s", argv[1]);
         else
-            fprintf(stderr, "parnassus-live: learn %s: not a target\n", argv[1]);
-    } else if (strcmp(cmd, "status") == 0)
-        print_status(a);
-    else
-        fprintf(stderr,
-                "parnassus-live: unknown command '%s' (set SYMBOL VALUE, play, stop, "
-                "tempo BPM, panic, rules FILE, learn TARGET, capture FILE, status, quit)\n",
-                cmd);
-    fflush(stdout);
+            say(a, 1, "learn %s: not a target", argv[1]);
+    } else if (strcmp(cmd, "status") == 0) {
+        if (!a->tui)
+            print_status(a);
+    } else
+        say(a, 1,
+            "unknown command '%s' (set SYMBOL VALUE, play, stop, tempo BPM, panic, rules FILE, "
+            "learn TARGET, capture FILE, status, quit)",
+            cmd);
 }
 
 /* stdin, a line at a time, without blocking the loop */
@@ -421,24 +464,84 @@ static void poll_stdin(app *a, int *stdin_open)
         used = 0; /* an overlong line is dropped */
 }
 
+/* ---- the terminal interface ---- */
+
+/* The knobs the interface shows, Style and Selection first, with what one
+ * key press moves each by. */
+static const struct {
+    const char *symbol, *label;
+    float step;
+} tui_knobs[] = {
+    {"log2_lambda_w", "Style (log2 λw)", 0.5f},
+    {"alpha", "Selection (α)", 0.05f},
+    {"division", "Division", 1.0f},
+    {"gate", "Gate (%)", 5.0f},
+    {"velocity", "Velocity", 4.0f},
+    {"humanize", "Humanize", 4.0f},
+    {"input_mode", "Input mode", 1.0f},
+    {"key", "Key", 1.0f},
+    {"octave", "Octave", 1.0f},
+    {"channel", "Channel", 1.0f},
+    {"channel_per_voice", "Channel per voice", 1.0f},
+};
+
+static void fill_view(app *a, pnl_tui_view *v)
+{
+    memset(v, 0, sizeof *v);
+    pnl_engine_status(a->engine, &v->status);
+    for (size_t i = 0; i < sizeof tui_knobs / sizeof tui_knobs[0]; ++i) {
+        pnl_tui_knob *k = &v->knobs[v->num_knobs];
+        if (!pnl_engine_control_range(a->engine, tui_knobs[i].symbol, NULL, &k->min, &k->max))
+            continue;
+        k->symbol = tui_knobs[i].symbol;
+        k->label = tui_knobs[i].label;
+        k->step = tui_knobs[i].step;
+        k->value = pnl_engine_control(a->engine, k->symbol);
+        ++v->num_knobs;
+    }
+    v->rules_kept = pnl_engine_rules_kept(a->engine);
+    v->midi_inputs = a->midi_in_names[0] ? a->midi_in_names : "none";
+    v->midi_outputs = a->midi_out_names[0] ? a->midi_out_names : "none";
+    v->audio = a->audio_name;
+    v->bindings = &a->bindings;
+    v->message = a->message;
+}
+
+static void poll_tui(app *a, double *last_draw)
+{
+    pnl_tui_view v;
+    fill_view(a, &v);
+    char cmd[256];
+    while (pnl_tui_poll(a->tui, &v, cmd, sizeof cmd))
+        run_command(a, cmd);
+    if (mono_now() - *last_draw >= 0.1) {
+        fill_view(a, &v);
+        pnl_tui_draw(a->tui, &v);
+        *last_draw = mono_now();
+    }
+}
+
 static void main_loop(app *a)
 {
     int stdin_open = 1;
-    double last_status = mono_now();
+    double last_status = mono_now(), last_draw = 0;
     while (!a->quit) {
-        poll_stdin(a, &stdin_open);
+        if (a->tui)
+            poll_tui(a, &last_draw);
+        else
+            poll_stdin(a, &stdin_open);
         handle_midi_for_bindings(a);
         pnl_engine_drain_capture(a->engine, a->capture);
         pnl_status st;
         pnl_engine_status(a->engine, &st);
         if (a->o->seconds > 0 && st.stream_time >= a->o->seconds)
             break;
-        if (!a->o->headless && mono_now() - last_status >= 1.0) {
+        if (!a->o->headless && !a->tui && mono_now() - last_status >= 1.0) {
             print_status(a);
             last_status = mono_now();
         }
         if (!Pa_IsStreamActive(a->stream)) {
-            fprintf(stderr, "parnassus-live: the audio stream stopped (device gone?)\n");
+            say(a, 1, "the audio stream stopped (device gone?)");
             break;
         }
         sleep_seconds(0.005);
@@ -587,11 +690,23 @@ int pnl_app_run(const pnl_app_options *o)
                 Pa_GetErrorText(err));
         goto done;
     }
-    printf("parnassus-live: playing at %.0f bpm%s; %s\n", o->bpm,
-           o->sync == PNL_SYNC_MIDI_CLOCK ? " (waiting for MIDI clock)" : "",
-           o->headless ? "commands on stdin (quit to stop)" : "type quit to stop");
-    fflush(stdout);
+    if (!o->headless) {
+        pn_error_info tinfo = {PN_OK, ""};
+        if (pnl_tui_open(&a.tui, &tinfo) != PN_OK)
+            fprintf(stderr, "parnassus-live: %s; reading commands on stdin instead\n",
+                    tinfo.message);
+    }
+    if (!a.tui) {
+        printf("parnassus-live: playing at %.0f bpm%s; %s\n", o->bpm,
+               o->sync == PNL_SYNC_MIDI_CLOCK ? " (waiting for MIDI clock)" : "",
+               o->headless ? "commands on stdin (quit to stop)" : "type quit to stop");
+        fflush(stdout);
+    } else
+        snprintf(a.message, sizeof a.message, "playing at %.0f bpm%s", o->bpm,
+                 o->sync == PNL_SYNC_MIDI_CLOCK ? " (waiting for MIDI clock)" : "");
     main_loop(&a);
+    pnl_tui_close(a.tui);
+    a.tui = NULL;
     stop_playing(&a);
     Pa_StopStream(a.stream);
     rc = PNL_EXIT_OK;

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <lv2/atom/util.h>
+#include <lv2/patch/patch.h>
+
 #include "live_clock.h"
 #include "lv2host.h"
 #include "ring.h"
@@ -44,8 +47,10 @@ static const char *const output_symbols[NUM_OUTPUTS] = {
 struct pnl_engine {
     pnl_engine_settings s;
     pnh_host *host;
-    pnh_ring control, midi_in, midi_out, capture;
-    LV2_URID midi_event;
+    pnh_ring control, midi_in, midi_out, capture, selection;
+    LV2_URID midi_event, object, patch_set, patch_property, patch_value, selected_rules, string,
+        urid;
+    char rules_kept[PNL_RULES_KEPT_MAX]; /* control thread: the latest selection */
 
     /* audio thread only */
     int64_t frames; /* rendered since the start: the stream clock */
@@ -102,7 +107,8 @@ static pn_error check_settings(const pnl_engine_settings *s, pn_error_info *info
 static pn_error init_rings(pnl_engine *e, pn_error_info *info)
 {
     if (!pnh_ring_init(&e->control, RING_BYTES) || !pnh_ring_init(&e->midi_in, RING_BYTES) ||
-        !pnh_ring_init(&e->midi_out, RING_BYTES) || !pnh_ring_init(&e->capture, 4 * RING_BYTES))
+        !pnh_ring_init(&e->midi_out, RING_BYTES) || !pnh_ring_init(&e->capture, 4 * RING_BYTES) ||
+        !pnh_ring_init(&e->selection, RING_BYTES))
         return pn_fail(info, PN_ERR_NOMEM, "live engine: out of memory");
     return PN_OK;
 }
@@ -117,10 +123,18 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
     hs.max_block = e->s.max_block;
     hs.worker_mode = PNH_WORKER_THREADED;
     hs.log_to_stderr = e->s.log_to_stderr;
+    hs.notify_events = 1; /* the rules kept come on the notify port */
     pn_error rc = pnh_create(&hs, &e->host, info);
     if (rc != PN_OK)
         return rc;
     e->midi_event = pnh_map(e->host, "http://lv2plug.in/ns/ext/midi#MidiEvent");
+    e->object = pnh_map(e->host, LV2_ATOM__Object);
+    e->patch_set = pnh_map(e->host, LV2_PATCH__Set);
+    e->patch_property = pnh_map(e->host, LV2_PATCH__property);
+    e->patch_value = pnh_map(e->host, LV2_PATCH__value);
+    e->selected_rules = pnh_map(e->host, PLUGIN_URI ":selectedRules");
+    e->string = pnh_map(e->host, LV2_ATOM__String);
+    e->urid = pnh_map(e->host, LV2_ATOM__URID);
     pnh_transport_default(&e->transport);
     e->transport.bpm = e->s.bpm;
     e->transport.beats_per_bar = e->s.beats_per_bar;
@@ -203,6 +217,7 @@ void pnl_engine_free(pnl_engine *e)
     pnh_ring_destroy(&e->midi_in);
     pnh_ring_destroy(&e->midi_out);
     pnh_ring_destroy(&e->capture);
+    pnh_ring_destroy(&e->selection);
     free(e->control_value);
     free(e);
 }
@@ -279,9 +294,35 @@ static void play_generated(pnl_engine *e, uint32_t frame, const uint8_t *m, uint
         capture_event(e, beat, track, m, size);
 }
 
+/* The plugin's patch:Set of selectedRules: the names of the rules kept,
+ * handed to the control thread. */
+static void on_selection(pnl_engine *e, const pnh_event *ev)
+{
+    if (ev->size < sizeof(LV2_Atom_Object_Body))
+        return;
+    const LV2_Atom_Object_Body *body = ev->body;
+    if (body->otype != e->patch_set)
+        return;
+    const LV2_Atom *property = NULL, *value = NULL;
+    lv2_atom_object_body_get(ev->size, body, e->patch_property, &property, e->patch_value, &value,
+                             0);
+    if (!property || property->type != e->urid ||
+        ((const LV2_Atom_URID *)property)->body != e->selected_rules || !value ||
+        value->type != e->string || value->size < 1)
+        return;
+    const char *names = LV2_ATOM_BODY_CONST(value);
+    size_t len = strnlen(names, value->size);
+    len = len < PNL_RULES_KEPT_MAX - 1 ? len : PNL_RULES_KEPT_MAX - 1;
+    pnh_ring_write(&e->selection, names, (uint32_t)len);
+}
+
 static void on_plugin_event(void *user, const pnh_event *ev)
 {
     pnl_engine *e = user;
+    if (ev->type == e->object) {
+        on_selection(e, ev);
+        return;
+    }
     if (ev->type != e->midi_event || ev->size < 1 || ev->size > 3)
         return;
     const uint8_t *m = ev->body;
@@ -472,6 +513,11 @@ void pnl_engine_process(pnl_engine *e, float *left, float *right, uint32_t nfram
     publish_outputs(e, started, nframes);
 }
 
+int pnl_engine_wait_worker(pnl_engine *e, double timeout_seconds)
+{
+    return pnh_wait_worker_idle(e->host, timeout_seconds);
+}
+
 /* ---- the control thread ---- */
 
 static int send_control(pnl_engine *e, control_kind kind, int32_t port, double value)
@@ -553,6 +599,17 @@ size_t pnl_engine_drain_capture(pnl_engine *e, pnl_capture *into)
             ++n;
         }
     return n;
+}
+
+const char *pnl_engine_rules_kept(pnl_engine *e)
+{
+    char buf[PNL_RULES_KEPT_MAX];
+    uint32_t size;
+    while (pnh_ring_read(&e->selection, buf, sizeof buf - 1, &size)) {
+        memcpy(e->rules_kept, buf, size);
+        e->rules_kept[size] = '\0';
+    }
+    return e->rules_kept;
 }
 
 void pnl_engine_status(const pnl_engine *e, pnl_status *out)

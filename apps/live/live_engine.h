@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-enum { PNL_VOICES = 4 };
+enum { PNL_VOICES = 4, PNL_RULES_KEPT_MAX = 1024 };
 
 /* A timed MIDI message: time in seconds on the stream clock (frames
  * rendered / sample rate since the stream started). */
@@ -71,6 +71,11 @@ void pnl_engine_free(pnl_engine *e);
  * rings, renders the synth into left/right (silence without one). */
 void pnl_engine_process(pnl_engine *e, float *left, float *right, uint32_t nframes);
 
+/* Waits until the plugin's worker has finished every job scheduled so far
+ * (offline runs and tests: call it between buffers, on the thread that
+ * runs pnl_engine_process). Returns 1 when idle, 0 on timeout. */
+int pnl_engine_wait_worker(pnl_engine *e, double timeout_seconds);
+
 /* ---- the control thread ---- */
 
 /* A plugin knob by port symbol (the value is clamped to the port's range).
@@ -111,6 +116,11 @@ typedef struct pnl_status {
 } pnl_status;
 
 void pnl_engine_status(const pnl_engine *e, pnl_status *out);
+
+/* The names of the rules the realization keeps now, comma-separated, as
+ * the plugin last reported them ("" before its first report). The string
+ * stays valid until the next call. */
+const char *pnl_engine_rules_kept(pnl_engine *e);
 
 /* The stream clock now (seconds), from any thread: the time rendered at
  * the last buffer plus the time since, never more than a buffer ahead. */

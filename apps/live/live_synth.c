@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fluidsynth.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -189,6 +190,11 @@ static void render_posted(pnl_synth *s)
 static void *synth_main(void *arg)
 {
     pnl_synth *s = arg;
+    /* it feeds the audio thread: real-time priority just under an audio
+     * thread's where the system allows it, else the normal one */
+    struct sched_param p = {0};
+    p.sched_priority = 40;
+    pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
     while (!atomic_load(&s->stop)) {
         while (sem_wait(&s->wake) != 0 && errno == EINTR) {
         }
