@@ -272,20 +272,6 @@ static int time_wakes(double *times, long count)
     return 1;
 }
 
-/* Reads the clock back to back for `window` seconds; the largest gap. */
-static double largest_gap(double window)
-{
-    const double start = now();
-    double last = start, gap = 0;
-    while (last - start < window) {
-        const double t = now();
-        if (t - last > gap)
-            gap = t - last;
-        last = t;
-    }
-    return gap;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;

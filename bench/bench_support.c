@@ -401,3 +401,17 @@ void sleep_until(double due)
         nanosleep(&ts, NULL);
     }
 }
+
+/* Reads the clock back to back for `window` seconds; the largest gap. */
+double largest_gap(double window)
+{
+    const double start = now();
+    double last = start, gap = 0;
+    while (last - start < window) {
+        const double t = now();
+        if (t - last > gap)
+            gap = t - last;
+        last = t;
+    }
+    return gap;
+}

@@ -136,5 +136,8 @@ int make_realtime(void);
 void leave_realtime(int realtime);
 /* Sleeps until the monotonic time `due` (seconds, as now()). */
 void sleep_until(double due);
+/* Reads the clock back to back for `window` seconds; the largest gap:
+ * what the machine alone adds to a measurement's max. */
+double largest_gap(double window);
 
 #endif

@@ -1,14 +1,13 @@
 #include "live_synth.h"
 
-#include <errno.h>
 #include <fluidsynth.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ring.h"
@@ -43,7 +42,6 @@ struct pnl_synth {
 
     pthread_t thread;
     int thread_started;
-    sem_t wake;
     atomic_int stop;
     synth_event pending; /* synth thread: a message read but not yet due */
     int has_pending;
@@ -195,10 +193,13 @@ static void *synth_main(void *arg)
     struct sched_param p = {0};
     p.sched_priority = 40;
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+    /* it looks for posted frames every millisecond rather than being woken:
+     * a wake-up would be a system call on the audio thread, and the delay
+     * leaves room for the wait */
+    const struct timespec pause = {0, 1000000};
     while (!atomic_load(&s->stop)) {
-        while (sem_wait(&s->wake) != 0 && errno == EINTR) {
-        }
         render_posted(s);
+        nanosleep(&pause, NULL);
     }
     return NULL;
 }
@@ -257,8 +258,7 @@ pn_error pnl_synth_create(const pnl_synth_settings *s, pnl_synth **out, pn_error
     synth->s = *s;
     synth->audio[0] = calloc(AUDIO_FRAMES, sizeof(float));
     synth->audio[1] = calloc(AUDIO_FRAMES, sizeof(float));
-    if (!synth->audio[0] || !synth->audio[1] || !pnh_ring_init(&synth->events, EVENT_RING) ||
-        sem_init(&synth->wake, 0, 0) != 0) {
+    if (!synth->audio[0] || !synth->audio[1] || !pnh_ring_init(&synth->events, EVENT_RING)) {
         free(synth->audio[0]);
         free(synth->audio[1]);
         pnh_ring_destroy(&synth->events);
@@ -290,14 +290,12 @@ void pnl_synth_free(pnl_synth *synth)
         return;
     if (synth->thread_started) {
         atomic_store(&synth->stop, 1);
-        sem_post(&synth->wake);
         pthread_join(synth->thread, NULL);
     }
     if (synth->synth)
         delete_fluid_synth(synth->synth);
     if (synth->settings)
         delete_fluid_settings(synth->settings);
-    sem_destroy(&synth->wake);
     pnh_ring_destroy(&synth->events);
     free(synth->audio[0]);
     free(synth->audio[1]);
@@ -341,7 +339,6 @@ void pnl_synth_render(pnl_synth *synth, float *left, float *right, uint32_t nfra
     }
     synth->stream_frame += nframes;
     atomic_store(&synth->posted, synth->stream_frame);
-    sem_post(&synth->wake);
 }
 
 uint64_t pnl_synth_underruns(const pnl_synth *synth)

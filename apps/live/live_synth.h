@@ -4,10 +4,11 @@
  *
  * fluidsynth allocates while it renders (its OpenMP regions), so it never
  * runs on the audio thread: a synth thread of its own renders ahead into a
- * lock-free ring, `delay` frames behind the stream. The audio thread only
- * queues timed messages and copies rendered frames out (both lock-free,
- * allocation-free); when the synth thread falls behind, the audio thread
- * plays silence and counts an underrun instead of waiting.
+ * lock-free ring, `delay` frames behind the stream, looking for new work
+ * every millisecond. The audio thread only queues timed messages and
+ * copies rendered frames out (lock-free, allocation-free, no system call);
+ * when the synth thread falls behind, the audio thread plays silence and
+ * counts an underrun instead of waiting.
  *
  * Created and freed on the main thread (it loads the soundfont); every
  * other call is the audio thread's. */
