@@ -189,6 +189,36 @@ sleep 0.3
 end_session map
 grep -q "log2_lambda_w -2.9" "$TMP/map.out" || fail "the saved binding did not move the knob: $(cat "$TMP/map.out")"
 
+# --- presets: by label and number, and by Program Change through the map ---
+cat >"$TMP/pc-map.json" <<'JSON'
+{"format": "parnassus-live-map/1", "bindings": [{"source": "program", "channel": "any", "target": "preset"}]}
+JSON
+"$PY" - "$TMP/pc.mid" <<'PYEOF'
+import sys
+import mido
+mid = mido.MidiFile(ticks_per_beat=480)
+tr = mido.MidiTrack(); mid.tracks.append(tr)
+tr.append(mido.MetaMessage('set_tempo', tempo=500000, time=0))
+tr.append(mido.Message('program_change', channel=0, program=1, time=960))  # 1 s: preset 2
+mid.save(sys.argv[1])
+PYEOF
+live_session presets --no-synth --map "$TMP/pc-map.json" --midi-in-file "$TMP/pc.mid"
+say presets
+say "preset Strict"
+sleep 0.3
+say status
+sleep 1.2
+say "preset no such thing"
+say "preset 99"
+sleep 0.2
+end_session presets
+grep -q "Chorale minor" "$TMP/presets.out" || fail "presets not listed: $(cat "$TMP/presets.out")"
+grep -q "preset [0-9]*: Strict" "$TMP/presets.out" || fail "Strict not applied: $(cat "$TMP/presets.out")"
+grep -q "log2_lambda_w -8 alpha 1 " "$TMP/presets.out" || fail "Strict's knobs not set: $(cat "$TMP/presets.out")"
+grep -q "^preset 2: " "$TMP/presets.out" || fail "Program Change 1 did not select preset 2: $(cat "$TMP/presets.out")"
+grep -q "no such preset" "$TMP/presets.err" || fail "an unknown preset was not reported"
+grep -q "preset 99: expected 1\.\." "$TMP/presets.err" || fail "preset 99 was not reported"
+
 # --- bad input: clear messages, never a crash ---
 echo '{"format": "parnassus-live-map/1", "bindings": [{"source": "cc"' >"$TMP/bad-map.json"
 echo quit | live --no-synth --map "$TMP/bad-map.json" >/dev/null 2>"$TMP/badmap.err" ||

@@ -216,8 +216,10 @@ static void test_learn_menu(void **state)
     expect_key(&s, 'L', NULL);
     for (int i = 0; i < 20; ++i)
         expect_key(&s, KEY_DOWN, NULL);
-    expect_key(&s, '\r', "learn capture"); /* the last item */
+    expect_key(&s, '\r', "learn preset_previous"); /* the last item */
 
+    expect_key(&s, ']', "next"); /* presets step through, also from the menu */
+    expect_key(&s, '[', "previous");
     expect_key(&s, 'L', NULL);
     expect_key(&s, 'p', "panic"); /* the music stays playable in the menu */
     assert_int_equal(s.learn_menu, 1);
@@ -568,8 +570,8 @@ static void test_draw_80x24(void **state)
     expect_row_start(12, " bindings 2   learning off");
     expect_row_start(13, " CC 74 ch 3 -> log2_lambda_w   note 60 ch any -> panic");
     expect_row_start(22, " loaded 2 bindings");
-    expect_row_start(23,
-                     " spc play jk<> knob sS style aA sel -+ bpm p panic c capture L learn q quit");
+    expect_row_start(
+        23, " spc play jk<> knob sS sty aA sel -+ bpm [] preset p panic c cap L learn q quit");
 }
 
 static void test_draw_40x10_cuts_every_line(void **state)
@@ -587,7 +589,7 @@ static void test_draw_40x10_cuts_every_line(void **state)
     expect_row_start(6, "  Selection (?\?)       0.5 [#####-----]");
     expect_row_start(7, " MIDI in   Keystation 49 MK3");
     expect_row_start(8, " a message far longer than the forty co~");
-    expect_row_start(9, " spc play jk<> knob sS style aA sel -+~ "); /* the corner stays blank */
+    expect_row_start(9, " spc play jk<> knob sS sty aA sel -+ b~ "); /* the corner stays blank */
     for (int y = 0; y < 10; ++y) {
         char row[1100];
         assert_true(strlen(screen_row(y, row, sizeof row)) <= 40);
@@ -620,8 +622,8 @@ static void test_draw_utf8(void **state)
     expect_in_row(0, "▶ playing");
     expect_row_start(5, "> Style (log2 λw)");
     expect_row_start(13, " CC 74 ch 3 → log2_lambda_w   note 60 ch any → panic");
-    expect_row_start(23,
-                     " spc play ↑↓←→ knob sS style aA sel -+ bpm p panic c capture L learn q quit");
+    expect_row_start(
+        23, " spc play ↑↓←→ knob sS sty aA sel -+ bpm [] preset p panic c cap L learn q quit");
 }
 
 static const char *const many_symbols[] = {
@@ -695,7 +697,9 @@ static void test_draw_learn_menu(void **state)
     expect_row_start(7, "> Division (division)");
     expect_row_start(9, "  panic (action)");
     expect_row_start(11, "  capture (action)");
-    expect_row_start(12, " MIDI in");
+    expect_row_start(12, "  preset_next (action)");
+    expect_row_start(13, "  preset_previous (action)");
+    expect_row_start(14, " MIDI in");
     expect_row_start(23, " up/down choose  Enter learn  Esc cancel");
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,7 @@ typedef struct app {
     int quit;
     uint32_t max_block;
     pnl_tui *tui;      /* the terminal interface, or NULL (headless) */
+    int preset;        /* the preset last applied, -1: none yet */
     char message[256]; /* what the interface shows on its message line */
     char midi_in_names[256], midi_out_names[256], audio_name[160];
 } app;
@@ -347,10 +349,58 @@ static int set_knob(app *a, const char *symbol, const char *value)
     return 0;
 }
 
+static void apply_preset(app *a, int index)
+{
+    const int n = pnl_engine_preset_count(a->engine);
+    if (n == 0) {
+        say(a, 1, "the plugin has no presets");
+        return;
+    }
+    index = ((index % n) + n) % n;
+    pn_error_info info = {PN_OK, ""};
+    if (pnl_engine_apply_preset(a->engine, index, &info) != 0) {
+        say(a, 1, "%s", info.message);
+        return;
+    }
+    a->preset = index;
+    say(a, 0, "preset %d: %s", index + 1, pnl_engine_preset_label(a->engine, index));
+}
+
+/* "preset 3" (1-based) or "preset Chorale minor" (a label, any case) */
+static void preset_command(app *a, const char *arg)
+{
+    char *end;
+    const long number = strtol(arg, &end, 10);
+    if (*arg && !*end) {
+        if (number < 1 || number > pnl_engine_preset_count(a->engine))
+            say(a, 1, "preset %s: expected 1..%d", arg, pnl_engine_preset_count(a->engine));
+        else
+            apply_preset(a, (int)number - 1);
+        return;
+    }
+    for (int i = 0; i < pnl_engine_preset_count(a->engine); ++i)
+        if (strcasecmp(pnl_engine_preset_label(a->engine, i), arg) == 0) {
+            apply_preset(a, i);
+            return;
+        }
+    say(a, 1, "preset '%s': no such preset (presets lists them)", arg);
+}
+
+static void list_presets(app *a)
+{
+    for (int i = 0; i < pnl_engine_preset_count(a->engine); ++i)
+        say(a, 0, "%2d  %s%s", i + 1, pnl_engine_preset_label(a->engine, i),
+            i == a->preset ? "  (current)" : "");
+}
+
 static void do_action(app *a, const char *target, double value)
 {
     if (strcmp(target, "panic") == 0)
         pnl_engine_panic(a->engine);
+    else if (strcmp(target, "preset_next") == 0)
+        apply_preset(a, a->preset + 1);
+    else if (strcmp(target, "preset_previous") == 0)
+        apply_preset(a, a->preset < 0 ? -1 : a->preset - 1);
     else if (strcmp(target, "play_stop") == 0) {
         pnl_status st;
         pnl_engine_status(a->engine, &st);
@@ -388,16 +438,18 @@ static void handle_midi_for_bindings(app *a)
                 say(a, 1, "%s", info.message);
             continue;
         }
-        if (!hit.is_program)
+        if (hit.is_program) /* Program Change selects the preset of that number */
+            apply_preset(a, (int)hit.value);
+        else
             do_action(a, hit.target, hit.value);
     }
 }
 
 static void run_command(app *a, char *line)
 {
-    char *argv[4] = {0};
+    char *argv[8] = {0};
     int argc = 0;
-    for (char *tok = strtok(line, " \t\r\n"); tok && argc < 4; tok = strtok(NULL, " \t\r\n"))
+    for (char *tok = strtok(line, " \t\r\n"); tok && argc < 8; tok = strtok(NULL, " \t\r\n"))
         argv[argc++] = tok;
     if (argc == 0)
         return;
@@ -425,13 +477,26 @@ static void run_command(app *a, char *line)
             say(a, 0, "learn: move a control for %s", argv[1]);
         else
             say(a, 1, "learn %s: not a target", argv[1]);
-    } else if (strcmp(cmd, "status") == 0) {
+    } else if (strcmp(cmd, "preset") == 0 && argc >= 2) {
+        /* a label may have spaces: the rest of the line */
+        char label[256] = "";
+        for (int i = 1; i < argc; ++i)
+            snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s", i > 1 ? " " : "",
+                     argv[i]);
+        preset_command(a, label);
+    } else if (strcmp(cmd, "presets") == 0)
+        list_presets(a);
+    else if (strcmp(cmd, "next") == 0)
+        apply_preset(a, a->preset + 1);
+    else if (strcmp(cmd, "previous") == 0)
+        apply_preset(a, a->preset < 0 ? -1 : a->preset - 1);
+    else if (strcmp(cmd, "status") == 0) {
         if (!a->tui)
             print_status(a);
     } else
         say(a, 1,
             "unknown command '%s' (set SYMBOL VALUE, play, stop, tempo BPM, panic, rules FILE, "
-            "learn TARGET, capture FILE, status, quit)",
+            "preset N|LABEL, presets, next, previous, learn TARGET, capture FILE, status, quit)",
             cmd);
 }
 
@@ -661,6 +726,7 @@ int pnl_app_run(const pnl_app_options *o)
     app a;
     memset(&a, 0, sizeof a);
     a.o = o;
+    a.preset = -1;
     if (quiet_pa_initialize() != paNoError) {
         fprintf(stderr, "parnassus-live: PortAudio could not start\n");
         return PNL_EXIT_FAILURE;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lv2/atom/util.h>
 #include <lv2/patch/patch.h>
@@ -18,6 +19,8 @@
 #define RULE_SET_URI PLUGIN_URI ":ruleSet"
 
 enum {
+    MAX_PRESETS = 64,
+    PRESET_NAME_MAX = 160,
     RING_BYTES = 1 << 16,
     MAX_PATH_BYTES = 4096,
     NUM_OUTPUTS = 5,
@@ -51,6 +54,9 @@ struct pnl_engine {
     LV2_URID midi_event, object, patch_set, patch_property, patch_value, selected_rules, string,
         urid;
     char rules_kept[PNL_RULES_KEPT_MAX]; /* control thread: the latest selection */
+    char preset_uri[MAX_PRESETS][PRESET_NAME_MAX], preset_label[MAX_PRESETS][PRESET_NAME_MAX];
+    int num_presets;
+    char bundle[4096]; /* where the plugin was loaded from, or "" */
 
     /* audio thread only */
     int64_t frames; /* rendered since the start: the stream clock */
@@ -185,6 +191,16 @@ static pn_error init_published(pnl_engine *e, pn_error_info *info)
     return PN_OK;
 }
 
+static void add_preset(void *user, const char *uri, const char *label)
+{
+    pnl_engine *e = user;
+    if (e->num_presets == MAX_PRESETS)
+        return;
+    snprintf(e->preset_uri[e->num_presets], PRESET_NAME_MAX, "%s", uri);
+    snprintf(e->preset_label[e->num_presets], PRESET_NAME_MAX, "%s", label);
+    ++e->num_presets;
+}
+
 pn_error pnl_engine_create(const pnl_engine_settings *s, pnl_engine **out, pn_error_info *info)
 {
     *out = NULL;
@@ -201,6 +217,9 @@ pn_error pnl_engine_create(const pnl_engine_settings *s, pnl_engine **out, pn_er
         pnl_engine_free(e);
         return rc;
     }
+    pnh_preset_list(e->host, add_preset, e);
+    if (!pnh_bundle_dir(e->host, e->bundle, sizeof e->bundle))
+        e->bundle[0] = '\0';
     *out = e;
     return PN_OK;
 }
@@ -586,6 +605,43 @@ int pnl_engine_load_rules(pnl_engine *e, const char *path)
     memcpy(buf, &c, sizeof c);
     memcpy(buf + sizeof c, path, len + 1);
     return pnh_ring_write(&e->control, buf, (uint32_t)(sizeof c + len + 1)) ? 0 : -1;
+}
+
+int pnl_engine_preset_count(const pnl_engine *e)
+{
+    return e->num_presets;
+}
+
+const char *pnl_engine_preset_label(const pnl_engine *e, int index)
+{
+    return index >= 0 && index < e->num_presets ? e->preset_label[index] : NULL;
+}
+
+static void set_preset_port(void *user, const char *symbol, float value)
+{
+    pnl_engine_set_control(user, symbol, value);
+}
+
+int pnl_engine_apply_preset(pnl_engine *e, int index, pn_error_info *info)
+{
+    if (index < 0 || index >= e->num_presets) {
+        pn_fail(info, PN_ERR_INVALID, "no preset %d (there are %d)", index + 1, e->num_presets);
+        return -1;
+    }
+    if (pnh_preset_port_values(e->host, e->preset_uri[index], set_preset_port, e, info) != PN_OK)
+        return -1;
+    /* a rule-set preset names a set of the bundle's rules/ directory */
+    static const char prefix[] = PLUGIN_URI ":preset:";
+    const char *uri = e->preset_uri[index];
+    if (e->bundle[0] && strncmp(uri, prefix, sizeof prefix - 1) == 0) {
+        char path[sizeof e->bundle + PRESET_NAME_MAX + 16];
+        snprintf(path, sizeof path, "%s/rules/%s.json", e->bundle, uri + sizeof prefix - 1);
+        if (access(path, R_OK) == 0 && pnl_engine_load_rules(e, path) != 0) {
+            pn_fail(info, PN_ERR_INVALID, "preset %s: the control ring is full", uri);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 size_t pnl_engine_drain_capture(pnl_engine *e, pnl_capture *into)

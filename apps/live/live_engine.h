@@ -98,6 +98,14 @@ int pnl_engine_panic(pnl_engine *e);
  * meanwhile), releasing the sounding notes. */
 int pnl_engine_load_rules(pnl_engine *e, const char *path);
 
+/* The plugin's presets (style presets, and one per shipped rule set), in
+ * the order the bundle lists them. */
+int pnl_engine_preset_count(const pnl_engine *e);
+const char *pnl_engine_preset_label(const pnl_engine *e, int index);
+/* Applies preset `index`: its knobs, and its rule set when it is one of
+ * the bundle's (rules/<name>.json). Returns 0, or -1 with info set. */
+int pnl_engine_apply_preset(pnl_engine *e, int index, pn_error_info *info);
+
 /* Moves the capture ring's events into the history; returns how many. */
 size_t pnl_engine_drain_capture(pnl_engine *e, pnl_capture *into);
 

@@ -37,7 +37,8 @@ enum {
 };
 
 /* What the learn menu offers after the knobs. */
-static const char *const learn_actions[] = {"panic", "play_stop", "capture"};
+static const char *const learn_actions[] = {"panic", "play_stop", "capture", "preset_next",
+                                            "preset_previous"};
 enum { NUM_LEARN_ACTIONS = sizeof learn_actions / sizeof learn_actions[0] };
 
 static const char capture_file[] = "parnassus-capture.mid";
@@ -181,6 +182,10 @@ static int main_key(pnl_tui_state *s, int key, const pnl_tui_view *v, char *cmd,
         s->learn_menu = 1;
         s->learn_item = 0;
         return 0;
+    case ']':
+        return put_command(cmd, cap, "next");
+    case '[':
+        return put_command(cmd, cap, "previous");
     case 'q':
         return put_command(cmd, cap, "quit");
     default:
@@ -624,11 +629,11 @@ static const char *help_text(const screen_size *sz, int learn_menu)
     static const char *const texts[2][2][2] = {
         /* [learn menu][utf8][short] */
         {{" space play/stop  j/k select  </> move  s/S style  a/A selection  -/+ tempo  "
-          "p panic  c capture  L learn  q quit",
-          " spc play jk<> knob sS style aA sel -+ bpm p panic c capture L learn q quit"},
+          "[/] preset  p panic  c capture  L learn  q quit",
+          " spc play jk<> knob sS sty aA sel -+ bpm [] preset p panic c cap L learn q quit"},
          {" space play/stop  ↑↓ select  ←→ move  s/S style  a/A selection  -/+ tempo  "
-          "p panic  c capture  L learn  q quit",
-          " spc play ↑↓←→ knob sS style aA sel -+ bpm p panic c capture L learn q quit"}},
+          "[/] preset  p panic  c capture  L learn  q quit",
+          " spc play ↑↓←→ knob sS sty aA sel -+ bpm [] preset p panic c cap L learn q quit"}},
         {{" up/down choose  Enter learn  Esc cancel  space play/stop  p panic  q quit",
           " j/k choose  Enter learn  Esc cancel"},
          {" ↑↓ choose  Enter learn  Esc cancel  space play/stop  p panic  q quit",

@@ -260,6 +260,18 @@ int pnh_preset_list(pnh_host *h, void (*fn)(void *user, const char *uri, const c
  * a message naming it if there is no such preset. */
 pn_error pnh_preset_apply(pnh_host *h, const char *label_or_uri, pn_error_info *info);
 
+/* The directory of the plugin's bundle (as loaded), into buf; 0 when it
+ * is not a local directory or does not fit. */
+int pnh_bundle_dir(const pnh_host *h, char *buf, size_t size);
+
+/* The control port values a preset sets, without applying them: fn is
+ * called for each (symbol, value). It reads only the host's world, so a
+ * live host may call it on its control thread while another thread runs
+ * the plugin (state properties such as a rule set are not reported). */
+pn_error pnh_preset_port_values(pnh_host *h, const char *label_or_uri,
+                                void (*fn)(void *user, const char *symbol, float value), void *user,
+                                pn_error_info *info);
+
 #ifdef __cplusplus
 }
 #endif

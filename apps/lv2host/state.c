@@ -254,3 +254,52 @@ pn_error pnh_preset_apply(pnh_host *h, const char *label_or_uri, pn_error_info *
     lilv_state_free(st);
     return PN_OK;
 }
+
+typedef struct port_values {
+    void (*fn)(void *user, const char *symbol, float value);
+    void *user;
+} port_values;
+
+static void emit_port_value(const char *symbol, void *user, const void *value, uint32_t size,
+                            uint32_t type)
+{
+    const port_values *pv = user;
+    (void)type;
+    if (size == sizeof(float))
+        pv->fn(pv->user, symbol, *(const float *)value);
+}
+
+pn_error pnh_preset_port_values(pnh_host *h, const char *label_or_uri,
+                                void (*fn)(void *user, const char *symbol, float value), void *user,
+                                pn_error_info *info)
+{
+    if (!h || !label_or_uri || !fn)
+        return pn_fail(info, PN_ERR_INVALID, "lv2 host: no preset named");
+    LilvNode *preset = NULL;
+    each_preset(h, label_or_uri, NULL, NULL, &preset);
+    if (!preset)
+        return pn_fail(info, PN_ERR_INVALID, "lv2 host: plugin <%s> has no preset '%s'",
+                       h->plugin_uri, label_or_uri);
+    LilvState *st = lilv_state_new_from_world(h->world, &h->map, preset);
+    lilv_node_free(preset);
+    if (!st)
+        return pn_fail(info, PN_ERR_PARSE, "lv2 host: preset '%s' could not be read", label_or_uri);
+    port_values pv = {fn, user};
+    lilv_state_emit_port_values(st, emit_port_value, &pv);
+    lilv_state_free(st);
+    return PN_OK;
+}
+
+int pnh_bundle_dir(const pnh_host *h, char *buf, size_t size)
+{
+    const LilvNode *bundle = lilv_plugin_get_bundle_uri(h->plugin);
+    char *path = bundle ? lilv_file_uri_parse(lilv_node_as_uri(bundle), NULL) : NULL;
+    if (!path)
+        return 0;
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') /* the bundle URI ends in a slash */
+        path[--len] = '\0';
+    const int fits = (size_t)snprintf(buf, size, "%s", path) < size;
+    lilv_free(path);
+    return fits;
+}
