@@ -99,6 +99,14 @@ for t in mid.tracks[1:]:
 PYEOF
 grep -q "captured the last 16 bars" "$TMP/play.out" || fail "no capture line: $(cat "$TMP/play.out")"
 
+# --- as the clock master, MIDI clock goes out with the notes ---
+live --no-synth --seconds 2 --clock-out --midi-out-file "$TMP/clock.txt" </dev/null >/dev/null 2>"$TMP/clock.err" ||
+    fail "clock out: $(cat "$TMP/clock.err")"
+[[ $(grep -c " fa$" "$TMP/clock.txt") -eq 1 ]] || fail "no single Start sent"
+pulses=$(grep -c " f8$" "$TMP/clock.txt")
+[[ $pulses -ge 90 && $pulses -le 100 ]] || fail "$pulses clock pulses in 2 s at 120 bpm, want about 96"
+grep -q " fc$" "$TMP/clock.txt" || fail "no Stop sent when the app stopped"
+
 # --- a melody fed as the keyboard is harmonized: the soprano is the key ---
 "$PY" - "$TMP/melody.mid" <<'PYEOF'
 import sys

@@ -29,6 +29,8 @@ typedef struct fixture {
     size_t num_sent;
 } fixture;
 
+static int send_clock_out; /* the next engine made sends MIDI clock */
+
 static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_synth)
 {
     const char *bundle = getenv("PNP_BUNDLE_DIR");
@@ -48,6 +50,7 @@ static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_s
     s.sync = sync;
     s.synth = f->synth;
     s.midi_latency = 0.0;
+    s.send_clock = send_clock_out;
     pn_error_info info = {PN_OK, ""};
     pn_error rc = pnl_engine_create(&s, &f->e, &info);
     if (rc != PN_OK)
@@ -396,6 +399,41 @@ static void test_midi_clock_140(void **state)
     follow_clock_at(140.0);
 }
 
+/* as the clock master: Start, then 24 pulses a quarter note on their
+ * frames, then Stop */
+static void test_sends_midi_clock(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    send_clock_out = 1;
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    send_clock_out = 0;
+    run(f, 2 * RATE / BLOCK);
+    assert_int_equal(pnl_engine_stop(f->e), 0);
+    run(f, 2);
+    double pulses[256];
+    int n = 0, starts = 0, stops = 0;
+    for (size_t i = 0; i < f->num_sent; ++i) {
+        const pnl_midi_msg *m = &f->sent[i];
+        if (m->size != 1)
+            continue;
+        if (m->bytes[0] == PNL_MIDI_START) {
+            assert_int_equal(n, 0); /* before the first pulse */
+            ++starts;
+        } else if (m->bytes[0] == PNL_MIDI_STOP)
+            ++stops;
+        else if (m->bytes[0] == PNL_MIDI_CLOCK && n < 256)
+            pulses[n++] = m->time;
+    }
+    assert_int_equal(starts, 1);
+    assert_int_equal(stops, 1);
+    /* 2 s at 120 bpm: 4 beats, 96 pulses (the one at 2 s may fall in) */
+    assert_true(n >= 96 && n <= 98);
+    for (int i = 0; i < n; ++i)
+        assert_true(fabs(pulses[i] - (double)i / 48.0) < 0.5 / RATE);
+    drop(f);
+}
+
 /* under MIDI clock nothing plays before Start */
 static void test_midi_clock_waits_for_start(void **state)
 {
@@ -420,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_midi_clock_100),
         cmocka_unit_test(test_midi_clock_140),
         cmocka_unit_test(test_midi_clock_waits_for_start),
+        cmocka_unit_test(test_sends_midi_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

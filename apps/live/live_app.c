@@ -683,6 +683,7 @@ static int setup(app *a, char *bundle_buf, size_t bundle_size)
     es.max_block = a->max_block = (uint32_t)(o->buffer > 4096 ? 4096 : o->buffer);
     es.bpm = o->bpm;
     es.sync = o->sync;
+    es.send_clock = o->clock_out;
     es.synth = a->synth;
     es.midi_latency = o->midi_latency;
     if (pnl_engine_create(&es, &a->engine, &info) != PN_OK) {

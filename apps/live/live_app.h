@@ -22,6 +22,7 @@ typedef struct pnl_app_options {
     const char *rules, *bundle;
     double bpm;
     pnl_sync sync;
+    int clock_out; /* send MIDI clock as the master */
     const char *capture;
     int capture_bars;
     const char *audio_device;

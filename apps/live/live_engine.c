@@ -68,6 +68,7 @@ struct pnl_engine {
     uint8_t sounding[16][128]; /* the plugin's notes now sounding, per channel and key */
     uint8_t track_of[16][128]; /* the capture track each started on */
     int panic_value;
+    int clock_sent_rolling; /* as the clock master: Start sent, Stop not yet */
     int output_port[NUM_OUTPUTS];
     int sync_port;
 
@@ -481,6 +482,27 @@ static void follow_clock(pnl_engine *e, unsigned changes, double block_time)
     e->transport.bpm = bpm < 20 ? 20 : bpm > 400 ? 400 : bpm;
 }
 
+/* As the clock master: Start or Stop when the transport changes, and 24
+ * pulses a quarter note on the frames where they fall. */
+static void send_clock(pnl_engine *e, uint32_t nframes)
+{
+    const double rate = e->s.sample_rate, block_time = (double)e->frames / rate;
+    if (e->transport.rolling != e->clock_sent_rolling) {
+        const uint8_t msg = e->transport.rolling ? PNL_MIDI_START : PNL_MIDI_STOP;
+        send_out(e, block_time + e->s.midi_latency, &msg, 1);
+        e->clock_sent_rolling = e->transport.rolling;
+    }
+    if (!e->transport.rolling)
+        return;
+    const double beats_per_frame = e->block_bpm / (60.0 * rate);
+    const double end = e->block_beat + (double)nframes * beats_per_frame;
+    for (double k = ceil(e->block_beat * PNL_CLOCK_PPQN); k / PNL_CLOCK_PPQN < end; k += 1.0) {
+        const double frame = (k / PNL_CLOCK_PPQN - e->block_beat) / beats_per_frame;
+        const uint8_t pulse = PNL_MIDI_CLOCK;
+        send_out(e, block_time + frame / rate + e->s.midi_latency, &pulse, 1);
+    }
+}
+
 static void publish_outputs(pnl_engine *e, double started, uint32_t nframes)
 {
     for (int i = 0; i < NUM_OUTPUTS; ++i)
@@ -519,6 +541,8 @@ void pnl_engine_process(pnl_engine *e, float *left, float *right, uint32_t nfram
     e->block_beat = pnh_transport_beat(e->host);
     e->block_bpm = e->transport.bpm;
     pnh_run(e->host, nframes, on_plugin_event, e, NULL);
+    if (e->s.send_clock && e->s.sync == PNL_SYNC_INTERNAL)
+        send_clock(e, nframes);
     if (was_rolling && !e->transport.rolling)
         release_all(e);
     publish_sonority(e);

@@ -51,6 +51,7 @@ typedef struct pnl_engine_settings {
     pnl_synth *synth;       /* borrowed, NULL: silence; driven by the audio thread */
     double midi_latency;    /* seconds added to MIDI output times, 0..1 (0.01) */
     int capture_input;      /* nonzero: the musician's notes go to the capture (1) */
+    int send_clock;         /* internal sync: MIDI clock, Start and Stop to MIDI out (0) */
     int log_to_stderr;      /* the plugin's log messages on stderr (0) */
 } pnl_engine_settings;
 

@@ -30,6 +30,7 @@ static const char usage[] =
     "  --bundle DIR          the parnassus.lv2 bundle (default: LV2_PATH, or the build tree's)\n"
     "  --bpm B               tempo, 20..400 (120)\n"
     "  --sync MODE           internal (default) or midi-clock: follow MIDI clock in\n"
+    "  --clock-out           with internal sync, send MIDI clock, Start and Stop to MIDI out\n"
     "  --capture FILE        when stopping, write the last bars played to FILE (.mid)\n"
     "  --capture-bars N      how many bars capture keeps, 1..1024 (16)\n"
     "  --audio-device D      audio output by index or part of its name (default: the\n"
@@ -73,6 +74,7 @@ enum {
     OPT_MIDI_OUT_FILE,
     OPT_MAP,
     OPT_NO_SYNTH,
+    OPT_CLOCK_OUT,
     OPT_SOUNDFONT,
     OPT_PROGRAM,
 };
@@ -85,6 +87,7 @@ static const struct option long_options[] = {
     {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"bpm", required_argument, NULL, OPT_BPM},
     {"sync", required_argument, NULL, OPT_SYNC},
+    {"clock-out", no_argument, NULL, OPT_CLOCK_OUT},
     {"capture", required_argument, NULL, OPT_CAPTURE},
     {"capture-bars", required_argument, NULL, OPT_CAPTURE_BARS},
     {"audio-device", required_argument, NULL, OPT_AUDIO_DEVICE},
@@ -172,6 +175,9 @@ static int parse_args(int argc, char **argv, pnl_app_options *o)
             else
                 return usage_error("--sync: expected internal or midi-clock, got '%s'", v);
             break;
+        case OPT_CLOCK_OUT:
+            o->clock_out = 1;
+            break;
         case OPT_CAPTURE:
             o->capture = v;
             break;
@@ -233,6 +239,9 @@ static int parse_args(int argc, char **argv, pnl_app_options *o)
             return PNL_EXIT_USAGE;
         }
     }
+    if (o->clock_out && o->sync != PNL_SYNC_INTERNAL)
+        return usage_error("--clock-out: only the internal clock can be sent (not with --sync %s)",
+                           "midi-clock");
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
     return PNL_EXIT_OK;
