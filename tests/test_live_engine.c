@@ -173,6 +173,42 @@ static void test_stop_releases_every_note(void **state)
     drop(f);
 }
 
+/* a new rule set: every note sounding before it is released at once */
+static void test_rule_switch_releases_notes(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    run(f, RATE / BLOCK / 2 + 3); /* just after a step: notes sound */
+    int sounding[16][128] = {{0}}, count = 0;
+    for (size_t i = 0; i < f->num_sent; ++i) {
+        const pnl_midi_msg *m = &f->sent[i];
+        if (is_note_on(m))
+            sounding[m->bytes[0] & 15][m->bytes[1]]++;
+        else if (is_note_off(m) && sounding[m->bytes[0] & 15][m->bytes[1]] > 0)
+            sounding[m->bytes[0] & 15][m->bytes[1]]--;
+    }
+    for (int ch = 0; ch < 16; ++ch)
+        for (int k = 0; k < 128; ++k)
+            count += sounding[ch][k];
+    assert_true(count > 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rules/textbook-major.json", getenv("PNP_BUNDLE_DIR"));
+    const size_t before = f->num_sent;
+    assert_int_equal(pnl_engine_load_rules(f->e, path), 0);
+    run(f, 1);
+    for (size_t i = before; i < f->num_sent; ++i) {
+        const pnl_midi_msg *m = &f->sent[i];
+        if (is_note_off(m) && sounding[m->bytes[0] & 15][m->bytes[1]] > 0) {
+            sounding[m->bytes[0] & 15][m->bytes[1]]--;
+            --count;
+        }
+    }
+    assert_int_equal(count, 0);
+    assert_int_equal(pnl_engine_load_rules(f->e, ""), -1);
+    drop(f);
+}
+
 /* a knob moved at every buffer: the last value wins */
 static void test_knob_last_value_wins(void **state)
 {
@@ -434,6 +470,39 @@ static void test_sends_midi_clock(void **state)
     drop(f);
 }
 
+/* Song Position Pointer while stopped, then Continue: the transport goes
+ * on from there */
+static void test_midi_clock_song_position(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    make_engine(f, PNL_SYNC_MIDI_CLOCK, 120.0, 0);
+    const double pulse = 60.0 / 120.0 / PNL_CLOCK_PPQN;
+    int64_t frames = 0;
+    double t = 0.01;
+    /* 32 sixteenths = beat 8 */
+    const pnl_midi_msg spp = {.time = t, .size = 3, .bytes = {PNL_MIDI_SONG_POSITION, 32, 0}};
+    const pnl_midi_msg cont = {.time = t, .size = 1, .bytes = {PNL_MIDI_CONTINUE}};
+    assert_int_equal(pnl_engine_midi_in(f->e, &spp), 0);
+    assert_int_equal(pnl_engine_midi_in(f->e, &cont), 0);
+    for (int p = 0; p < 2 * PNL_CLOCK_PPQN; ++frames) {
+        const double block_end = (double)(frames + 1) * BLOCK / RATE;
+        while (t + p * pulse < block_end && p < 2 * PNL_CLOCK_PPQN) {
+            const pnl_midi_msg m = {.time = t + p * pulse, .size = 1, .bytes = {PNL_MIDI_CLOCK}};
+            assert_int_equal(pnl_engine_midi_in(f->e, &m), 0);
+            ++p;
+        }
+        run(f, 1);
+    }
+    pnl_status st;
+    pnl_engine_status(f->e, &st);
+    assert_int_equal(st.rolling, 1);
+    /* two beats of pulses after beat 8 */
+    if (fabs(st.beat - 10.0) > 0.1)
+        fail_msg("the transport is at beat %g, want about 10", st.beat);
+    drop(f);
+}
+
 /* under MIDI clock nothing plays before Start */
 static void test_midi_clock_waits_for_start(void **state)
 {
@@ -459,6 +528,8 @@ int main(void)
         cmocka_unit_test(test_midi_clock_140),
         cmocka_unit_test(test_midi_clock_waits_for_start),
         cmocka_unit_test(test_sends_midi_clock),
+        cmocka_unit_test(test_rule_switch_releases_notes),
+        cmocka_unit_test(test_midi_clock_song_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
