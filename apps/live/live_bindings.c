@@ -587,15 +587,27 @@ pn_error pnl_bindings_load(pnl_bindings *b, const char *path, pn_error_info *inf
     pn_error err = pn_file_read(path, MAP_FILE_MAX_BYTES, &text, &len, info);
     if (err != PN_OK)
         return err;
-    const map_reader rd = {path, info};
-    json_error_t je;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    err = pnl_bindings_parse(b, path, text, len, info);
     free(text);
+    return err;
+}
+
+pn_error pnl_bindings_parse(pnl_bindings *b, const char *name, const char *text, size_t len,
+                            pn_error_info *info)
+{
+    if (!b || !name || (!text && len))
+        return pn_fail(info, PN_ERR_INVALID, "pnl_bindings_parse: NULL argument");
+    if (len > MAP_FILE_MAX_BYTES)
+        return pn_fail(info, PN_ERR_PARSE, "%.200s: larger than %d bytes", name,
+                       (int)MAP_FILE_MAX_BYTES);
+    const map_reader rd = {name, info};
+    json_error_t je;
+    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return decode_failure(&rd, &je);
     pnl_bindings *table = calloc(1, sizeof *table);
-    err = table ? read_root(&rd, root, table)
-                : pn_fail(info, PN_ERR_NOMEM, "%.200s: out of memory", path);
+    pn_error err = table ? read_root(&rd, root, table)
+                         : pn_fail(info, PN_ERR_NOMEM, "%.200s: out of memory", name);
     json_decref(root);
     if (err == PN_OK) {
         b->count = table->count;

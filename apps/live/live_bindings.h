@@ -106,6 +106,10 @@ int pnl_bindings_handle(pnl_bindings *b, const uint8_t *msg, int size, pnl_bindi
  * map; the table is left unchanged on error. */
 pn_error pnl_bindings_load(pnl_bindings *b, const char *path, pn_error_info *info);
 
+/* The same from len bytes of text; name stands for the file in messages. */
+pn_error pnl_bindings_parse(pnl_bindings *b, const char *name, const char *text, size_t len,
+                            pn_error_info *info);
+
 /* Writes the table to path (creating its directory and the missing ones
  * above it, mode 0700), atomically (a temporary file in the same
  * directory, renamed over it). A new file gets mode 0600, a replaced one
