@@ -1,5 +1,7 @@
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "live_synth.h"
 
+#include <dlfcn.h>
 #include <fluidsynth.h>
 #include <pthread.h>
 #include <sched.h>
@@ -217,8 +219,22 @@ static pn_error check(const pnl_synth_settings *s, pn_error_info *info)
     return PN_OK;
 }
 
+/* fluidsynth parallelises with OpenMP. The synth renders on a thread of its
+ * own, and OpenMP's helper threads would spin on a core the solver needs
+ * (and their hand-offs are invisible to ThreadSanitizer): one thread. */
+static void one_openmp_thread(void)
+{
+    void (*set_threads)(int);
+    void *symbol = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (symbol) {
+        memcpy(&set_threads, &symbol, sizeof set_threads);
+        set_threads(1);
+    }
+}
+
 static pn_error load_synth(pnl_synth *synth, const char *path, pn_error_info *info)
 {
+    one_openmp_thread();
     synth->settings = new_fluid_settings();
     if (!synth->settings)
         return pn_fail(info, PN_ERR_NOMEM, "synth: out of memory");
