@@ -31,6 +31,30 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 live() { "$LIVE" --bundle "$BUNDLE" --headless "$@"; }
 
+# live_session NAME ARGS...: runs the app with commands from a pipe; once
+# it plays, `say` sends a command
+live_session() {
+    local name=$1
+    shift
+    rm -f "$TMP/cmd"
+    mkfifo "$TMP/cmd"
+    live "$@" <"$TMP/cmd" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    SESSION_PID=$!
+    exec 3>"$TMP/cmd"
+    for _ in $(seq 300); do
+        grep -q "playing at" "$TMP/$name.out" && return 0
+        kill -0 "$SESSION_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    fail "$name: the app did not start playing: $(cat "$TMP/$name.err")"
+}
+say() { echo "$1" >&3; }
+end_session() {
+    say quit
+    exec 3>&-
+    wait "$SESSION_PID" || fail "$1 exited with an error: $(cat "$TMP/$1.err")"
+}
+
 # --- no audio device at all: a clear message, non-zero exit ---
 if live --no-synth --seconds 1 </dev/null >"$TMP/none.out" 2>"$TMP/none.err"; then
     fail "played without an audio device"
@@ -99,6 +123,15 @@ for t in mid.tracks[1:]:
 PYEOF
 grep -q "captured the last 16 bars" "$TMP/play.out" || fail "no capture line: $(cat "$TMP/play.out")"
 
+# --- the built-in synth sounds ---
+live_session synth
+sleep 1.5
+say status
+sleep 0.3
+end_session synth
+level=$(sed -n 's/.*| level \(-\{0,1\}[0-9]*\) dBFS.*/\1/p' "$TMP/synth.out" | tail -1)
+[[ -n $level && $level -gt -60 ]] || fail "the synth is silent (level '$level' dBFS): $(cat "$TMP/synth.out")"
+
 # --- as the clock master, MIDI clock goes out with the notes ---
 live --no-synth --seconds 2 --clock-out --midi-out-file "$TMP/clock.txt" </dev/null >/dev/null 2>"$TMP/clock.err" ||
     fail "clock out: $(cat "$TMP/clock.err")"
@@ -150,38 +183,25 @@ tr.append(mido.Message('control_change', channel=2, control=74, value=64, time=9
 tr.append(mido.Message('control_change', channel=2, control=74, value=0, time=960))   # 2 s
 mid.save(sys.argv[1])
 PYEOF
-# live_session NAME ARGS...: runs the app with commands from a pipe; once
-# it plays, `say` sends a command
-live_session() {
-    local name=$1
-    shift
-    rm -f "$TMP/cmd"
-    mkfifo "$TMP/cmd"
-    live "$@" <"$TMP/cmd" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-    SESSION_PID=$!
-    exec 3>"$TMP/cmd"
-    for _ in $(seq 300); do
-        grep -q "playing at" "$TMP/$name.out" && return 0
-        kill -0 "$SESSION_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    fail "$name: the app did not start playing: $(cat "$TMP/$name.err")"
-}
-say() { echo "$1" >&3; }
-end_session() {
-    say quit
-    exec 3>&-
-    wait "$SESSION_PID" || fail "$1 exited with an error: $(cat "$TMP/$1.err")"
-}
-
 live_session learn --no-synth --map "$TMP/cfg/map.json" --midi-in-file "$TMP/cc.mid"
 say "learn log2_lambda_w"
-sleep 2.8
+sleep 1.5
+say status # before the second CC (at 2 s): the default knobs
+sleep 1.0
 say status
 sleep 0.3
+# the realization follows the knob: at log2 lambda_w -12 fewer rules are kept
+for _ in $(seq 40); do
+    grep -q "rules kept [0-7] (.*log2_lambda_w -12 " "$TMP/learn.out" && break
+    say status
+    sleep 0.5
+done
 end_session learn
 grep -q "learned: log2_lambda_w" "$TMP/learn.out" || fail "nothing learned: $(cat "$TMP/learn.out" "$TMP/learn.err")"
 grep -q "log2_lambda_w -12 " "$TMP/learn.out" || fail "the knob did not follow CC 74 = 0: $(cat "$TMP/learn.out")"
+grep -q "rules kept 8 " "$TMP/learn.out" || fail "the default knobs did not keep 8 rules: $(cat "$TMP/learn.out")"
+grep -q "rules kept [0-7] (.*log2_lambda_w -12 " "$TMP/learn.out" ||
+    fail "the realization did not follow the learned knob: $(cat "$TMP/learn.out")"
 "$PY" - "$TMP/cfg/map.json" <<'PYEOF'
 import json, sys
 m = json.load(open(sys.argv[1]))

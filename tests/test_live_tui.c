@@ -556,7 +556,7 @@ static void test_draw_80x24(void **state)
     expect_in_row(0, "bar 12:2");
     expect_row_start(1, " sonority G4 D4 B3 G2   solve 26 ms   late steps 0");
     expect_row_start(2, " rules kept 37: parallel_fifths, leading_tone, bass_leap");
-    expect_row_start(3, " audio load 12% (max 50%)   notes 1234   dropped MIDI 0");
+    expect_row_start(3, " audio load 12% (max 50%)   notes 1234   dropped MIDI 0   level -120 dB");
     expect_row_start(4, " knobs");
     expect_row_start(5, "> Style (log2 ??w)"); /* C locale: a ? a byte */
     /* 0 in -12..6: two thirds of the bar's 38 cells */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <portaudio.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -203,6 +204,11 @@ static double engine_clock(void *user)
 static void *midi_main(void *user)
 {
     app *a = user;
+    /* the notes it hands over are due within the MIDI latency: real-time
+     * priority under the audio thread's where the system allows it */
+    struct sched_param p = {0};
+    p.sched_priority = 45;
+    pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
     pnl_midi_msg batch[MIDI_BATCH];
     while (atomic_load(&a->midi_running)) {
         const double now = pnl_engine_clock(a->engine);
@@ -330,11 +336,11 @@ static void print_status(app *a)
         else
             printf(" -");
     printf(" | rules kept %.0f (%s), solve %.0f ms, late steps %.0f | log2_lambda_w %g alpha %g | "
-           "load %.0f %% (max %.0f %%) | notes %llu\n",
+           "load %.0f %% (max %.0f %%) | level %.0f dBFS | notes %llu\n",
            (double)st.rules_selected, pnl_engine_rules_kept(a->engine), (double)st.solve_ms,
            (double)st.late_steps, (double)pnl_engine_control(a->engine, "log2_lambda_w"),
            (double)pnl_engine_control(a->engine, "alpha"), 100 * st.load, 100 * st.load_max,
-           (unsigned long long)st.notes_out);
+           st.level > 1e-6 ? 20 * log10(st.level) : -120.0, (unsigned long long)st.notes_out);
     fflush(stdout);
 }
 

@@ -73,7 +73,7 @@ struct pnl_engine {
     int sync_port;
 
     /* published by the audio thread, read by the others */
-    _Atomic double stream_time, stream_mono, beat, bpm, load, load_max;
+    _Atomic double stream_time, stream_mono, beat, bpm, load, load_max, level;
     atomic_int rolling;
     atomic_int sonority[PNL_VOICES];
     _Atomic float output[NUM_OUTPUTS];
@@ -181,6 +181,7 @@ static pn_error init_published(pnl_engine *e, pn_error_info *info)
     atomic_init(&e->bpm, e->s.bpm);
     atomic_init(&e->load, 0.0);
     atomic_init(&e->load_max, 0.0);
+    atomic_init(&e->level, 0.0);
     atomic_init(&e->rolling, e->transport.rolling);
     atomic_init(&e->buffers, 0);
     atomic_init(&e->notes_out, 0);
@@ -526,6 +527,21 @@ static void publish_outputs(pnl_engine *e, double started, uint32_t nframes)
     atomic_fetch_add_explicit(&e->buffers, 1, memory_order_relaxed);
 }
 
+/* A peak meter: the buffer's peak, or the last one falling by half every
+ * 0.3 s, whichever is larger. */
+static void meter(pnl_engine *e, const float *left, const float *right, uint32_t nframes)
+{
+    float peak = 0.0f;
+    for (uint32_t i = 0; i < nframes; ++i) {
+        const float l = fabsf(left[i]), r = fabsf(right[i]);
+        peak = l > peak ? l : peak;
+        peak = r > peak ? r : peak;
+    }
+    const double fall = exp2(-(double)nframes / (0.3 * e->s.sample_rate));
+    const double held = atomic_load_explicit(&e->level, memory_order_relaxed) * fall;
+    atomic_store_explicit(&e->level, peak > held ? peak : held, memory_order_relaxed);
+}
+
 void pnl_engine_process(pnl_engine *e, float *left, float *right, uint32_t nframes)
 {
     const double started = now_seconds();
@@ -552,6 +568,7 @@ void pnl_engine_process(pnl_engine *e, float *left, float *right, uint32_t nfram
         memset(left, 0, nframes * sizeof *left);
         memset(right, 0, nframes * sizeof *right);
     }
+    meter(e, left, right, nframes);
     e->frames += nframes;
     publish_outputs(e, started, nframes);
 }
@@ -707,6 +724,7 @@ void pnl_engine_status(const pnl_engine *e, pnl_status *out)
     out->solver_busy = atomic_load_explicit(&e->output[4], memory_order_relaxed);
     out->load = atomic_load_explicit(&e->load, memory_order_relaxed);
     out->load_max = atomic_load_explicit(&e->load_max, memory_order_relaxed);
+    out->level = atomic_load_explicit(&e->level, memory_order_relaxed);
     out->buffers = atomic_load_explicit(&e->buffers, memory_order_relaxed);
     out->notes_out = atomic_load_explicit(&e->notes_out, memory_order_relaxed);
     out->midi_dropped = atomic_load_explicit(&e->midi_dropped, memory_order_relaxed);

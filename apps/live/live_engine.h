@@ -119,6 +119,7 @@ typedef struct pnl_status {
     float rules_selected, weighted_error, solve_ms, late_steps, solver_busy;
     double load;     /* the last buffer's time over its duration */
     double load_max; /* the largest since the start */
+    double level;    /* the output's peak, falling by half every 0.3 s (1.0: full scale) */
     uint64_t buffers;
     uint64_t notes_out;    /* note-ons played */
     uint64_t midi_dropped; /* messages lost to a full ring */

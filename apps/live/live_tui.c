@@ -451,10 +451,12 @@ static void draw_music(const screen_size *sz, const pnl_tui_view *v, int rows)
         put_format(sz, 2, 0, sz->cols, " rules kept %.0f: %s", (double)st->rules_selected,
                    or_default(v->rules_kept, "-"));
     if (rows > 2)
-        put_format(sz, 3, 0, sz->cols,
-                   " audio load %.0f%% (max %.0f%%)   notes %llu   dropped MIDI %llu",
-                   100 * st->load, 100 * st->load_max, (unsigned long long)st->notes_out,
-                   (unsigned long long)st->midi_dropped);
+        put_format(
+            sz, 3, 0, sz->cols,
+            " audio load %.0f%% (max %.0f%%)   notes %llu   dropped MIDI %llu   level %.0f dB",
+            100 * st->load, 100 * st->load_max, (unsigned long long)st->notes_out,
+            (unsigned long long)st->midi_dropped,
+            st->level > 1e-6 ? 20 * log10(st->level) : -120.0);
 }
 
 /* "[#####-----]": where value lies in min..max. */
