@@ -667,10 +667,29 @@ static int load_bindings(app *a)
     return 0;
 }
 
+/* What can be checked before the plugin loads (which takes a second or
+ * two) is checked first. */
+static int check_files(app *a)
+{
+    const pnl_app_options *o = a->o;
+    if (o->rules && access(o->rules, R_OK) != 0) {
+        fprintf(stderr, "parnassus-live: --rules %s: %s\n", o->rules, strerror(errno));
+        return -1;
+    }
+    if (o->midi_in_file && access(o->midi_in_file, R_OK) != 0) {
+        fprintf(stderr, "parnassus-live: --midi-in-file %s: %s\n", o->midi_in_file,
+                strerror(errno));
+        return -1;
+    }
+    return load_bindings(a);
+}
+
 static int setup(app *a, char *bundle_buf, size_t bundle_size)
 {
     const pnl_app_options *o = a->o;
     pn_error_info info = {PN_OK, ""};
+    if (check_files(a) != 0)
+        return -1;
     if (!o->no_synth) {
         pnl_synth_settings ss;
         pnl_synth_settings_default(&ss);
@@ -708,7 +727,7 @@ static int setup(app *a, char *bundle_buf, size_t bundle_size)
         fprintf(stderr, "parnassus-live: out of memory\n");
         return -1;
     }
-    if (apply_sets(a) != 0 || load_bindings(a) != 0 || open_midi(a) != 0)
+    if (apply_sets(a) != 0 || open_midi(a) != 0)
         return -1;
     return 0;
 }
