@@ -23,15 +23,22 @@ static void require(int condition)
         abort();
 }
 
-static char dir[64];
+static char dir[4096];
+
+static void remove_dir(void)
+{
+    rmdir(dir);
+}
 
 static void round_trip(const pnl_bindings *b)
 {
     if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/pn-fuzz-map.XXXXXX");
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/pn-fuzz-map.XXXXXX", tmp && *tmp ? tmp : "/tmp");
         require(mkdtemp(dir) != NULL);
+        atexit(remove_dir);
     }
-    char path[96];
+    char path[sizeof dir + 16];
     snprintf(path, sizeof path, "%s/map.json", dir);
     pn_error_info info;
     require(pnl_bindings_save(b, path, &info) == PN_OK);
