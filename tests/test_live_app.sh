@@ -267,4 +267,33 @@ if live --no-synth --set nope=1 </dev/null >/dev/null 2>"$TMP/set.err"; then
     fail "an unknown knob was accepted"
 fi
 grep -q "nope" "$TMP/set.err" || fail "unknown knob not named"
+# --- the audio device goes away while playing (last: it takes the server) ---
+live_session gone --no-synth --midi-out-file "$TMP/gone.txt"
+sleep 1.2
+kill "$JACKD_PID"
+wait "$JACKD_PID" 2>/dev/null || true
+JACKD_PID=
+for _ in $(seq 100); do
+    kill -0 "$SESSION_PID" 2>/dev/null || break
+    sleep 0.1
+done
+exec 3>&-
+if wait "$SESSION_PID"; then
+    fail "the app went on as if nothing happened when its device went away"
+fi
+grep -q "audio stream stopped" "$TMP/gone.err" || fail "device loss not reported: $(cat "$TMP/gone.err")"
+"$PY" - "$TMP/gone.txt" <<'PYEOF'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith('#')]
+balance = {}
+for r in rows:
+    status, key, vel = int(r[2], 16), int(r[3], 16), int(r[4], 16)
+    if status & 0xF0 == 0x90 and vel > 0:
+        balance[(status & 15, key)] = balance.get((status & 15, key), 0) + 1
+    elif status & 0xF0 in (0x80, 0x90):
+        balance[(status & 15, key)] = balance.get((status & 15, key), 0) - 1
+assert rows, "nothing was played"
+assert all(v == 0 for v in balance.values()), ("notes left hanging", balance)
+PYEOF
+
 echo "parnassus-live: all checks passed"

@@ -56,6 +56,7 @@ typedef struct app {
     uint32_t max_block;
     pnl_tui *tui;      /* the terminal interface, or NULL (headless) */
     int preset;        /* the preset last applied, -1: none yet */
+    int stream_died;   /* the device went away under the stream */
     char message[256]; /* what the interface shows on its message line */
     char midi_in_names[256], midi_out_names[256], audio_name[160];
 } app;
@@ -613,6 +614,7 @@ static void main_loop(app *a)
         }
         if (!Pa_IsStreamActive(a->stream)) {
             say(a, 1, "the audio stream stopped (device gone?)");
+            a->stream_died = 1;
             break;
         }
         sleep_seconds(0.005);
@@ -747,6 +749,17 @@ static void stop_playing(app *a)
     }
 }
 
+/* Once the stream has stopped (or died: a device unplugged), no callback
+ * runs: this thread runs a few buffers itself, so that every note still
+ * sounding gets its note-off on the synth and the MIDI outputs. */
+static void flush_notes(app *a)
+{
+    float left[4096], right[4096];
+    pnl_engine_stop(a->engine);
+    for (int i = 0; i < 4; ++i)
+        pnl_engine_process(a->engine, left, right, a->max_block);
+}
+
 int pnl_app_run(const pnl_app_options *o)
 {
     app a;
@@ -800,8 +813,12 @@ int pnl_app_run(const pnl_app_options *o)
     pnl_tui_close(a.tui);
     a.tui = NULL;
     stop_playing(&a);
-    Pa_StopStream(a.stream);
-    rc = PNL_EXIT_OK;
+    /* a stream whose device went away cannot be stopped or closed (the
+     * call waits for a server that is gone): it is left to the exit */
+    if (!a.stream_died)
+        Pa_StopStream(a.stream);
+    flush_notes(&a);
+    rc = a.stream_died ? PNL_EXIT_FAILURE : PNL_EXIT_OK;
     if (o->capture && write_capture(&a, o->capture) != 0)
         rc = PNL_EXIT_FAILURE;
 done:
@@ -816,11 +833,12 @@ done:
             for (size_t i = 0; i < n; ++i)
                 a.midi->ops->send(a.midi, &batch[i]);
     }
-    if (rc == PNL_EXIT_OK && write_midi_out_file(&a) != 0)
+    if (a.engine && write_midi_out_file(&a) != 0) /* what was sent, even after a failure */
         rc = PNL_EXIT_FAILURE;
-    if (a.stream)
+    if (a.stream && !a.stream_died)
         Pa_CloseStream(a.stream);
-    Pa_Terminate();
+    if (!a.stream_died)
+        Pa_Terminate();
     if (a.midi)
         a.midi->ops->destroy(a.midi);
     pnl_engine_free(a.engine);
