@@ -68,6 +68,8 @@ struct pnl_engine {
     uint8_t sounding[16][128]; /* the plugin's notes now sounding, per channel and key */
     uint8_t track_of[16][128]; /* the capture track each started on */
     int panic_value;
+    int panic_port, channel_port, channel_per_voice_port; /* port indices, -1: none */
+    int notes_changed;      /* a generated note started or ended in this buffer */
     int clock_sent_rolling; /* as the clock master: Start sent, Stop not yet */
     int output_port[NUM_OUTPUTS];
     int sync_port;
@@ -186,6 +188,9 @@ static pn_error init_published(pnl_engine *e, pn_error_info *info)
     atomic_init(&e->buffers, 0);
     atomic_init(&e->notes_out, 0);
     atomic_init(&e->midi_dropped, 0);
+    e->panic_port = pnh_port_index(e->host, "panic");
+    e->channel_port = pnh_port_index(e->host, "channel");
+    e->channel_per_voice_port = pnh_port_index(e->host, "channel_per_voice");
     e->panic_value = pnh_get_control(e->host, "panic") > 0.5f;
     e->channel_per_voice = pnh_get_control(e->host, "channel_per_voice") > 0.5f;
     e->base_channel = (int)pnh_get_control(e->host, "channel") - 1;
@@ -311,8 +316,10 @@ static void play_generated(pnl_engine *e, uint32_t frame, const uint8_t *m, uint
     if (e->s.synth)
         pnl_synth_midi(e->s.synth, e->frames + frame, m, size);
     send_out(e, time + e->s.midi_latency, m, size);
-    if (status == 0x80 || status == 0x90)
+    if (status == 0x80 || status == 0x90) {
         capture_event(e, beat, track, m, size);
+        e->notes_changed = 1;
+    }
 }
 
 /* The plugin's patch:Set of selectedRules: the names of the rules kept,
@@ -367,27 +374,25 @@ static void release_all(pnl_engine *e)
             }
     if (e->s.synth)
         pnl_synth_all_notes_off(e->s.synth, e->frames);
-    publish_sonority(e);
+    e->notes_changed = 1;
 }
 
 static void set_port(pnl_engine *e, int32_t port, float value)
 {
-    const char *symbol = pnh_port_symbol(e->host, (uint32_t)port);
-    if (pnh_set_control(e->host, symbol, value, NULL) != PN_OK)
+    if (pnh_set_control_at(e->host, port, value, NULL) != PN_OK)
         return;
     atomic_store_explicit(&e->control_value[port], value, memory_order_relaxed);
-    if (strcmp(symbol, "channel_per_voice") == 0)
+    if (port == e->channel_per_voice_port)
         e->channel_per_voice = value > 0.5f;
-    else if (strcmp(symbol, "channel") == 0)
+    else if (port == e->channel_port)
         e->base_channel = (int)value - 1;
 }
 
 static void toggle_panic(pnl_engine *e)
 {
-    const int port = pnh_port_index(e->host, "panic");
     e->panic_value = !e->panic_value;
-    if (port >= 0)
-        set_port(e, port, (float)e->panic_value);
+    if (e->panic_port >= 0)
+        set_port(e, e->panic_port, (float)e->panic_value);
 }
 
 static void apply_control(pnl_engine *e, const control_msg *c, const char *path)
@@ -508,7 +513,7 @@ static void publish_outputs(pnl_engine *e, double started, uint32_t nframes)
 {
     for (int i = 0; i < NUM_OUTPUTS; ++i)
         if (e->output_port[i] >= 0)
-            atomic_store_explicit(&e->output[i], pnh_get_control(e->host, output_symbols[i]),
+            atomic_store_explicit(&e->output[i], pnh_control_at(e->host, e->output_port[i]),
                                   memory_order_relaxed);
     const double load = (now_seconds() - started) * e->s.sample_rate / (double)nframes;
     atomic_store_explicit(&e->load, load, memory_order_relaxed);
@@ -561,7 +566,10 @@ void pnl_engine_process(pnl_engine *e, float *left, float *right, uint32_t nfram
         send_clock(e, nframes);
     if (was_rolling && !e->transport.rolling)
         release_all(e);
-    publish_sonority(e);
+    if (e->notes_changed) {
+        publish_sonority(e);
+        e->notes_changed = 0;
+    }
     if (e->s.synth)
         pnl_synth_render(e->s.synth, left, right, nframes);
     else {

@@ -452,22 +452,34 @@ const char *pnh_port_symbol(const pnh_host *h, uint32_t index)
     return h && index < h->num_ports ? h->ports[index].symbol : NULL;
 }
 
+pn_error pnh_set_control_at(pnh_host *h, int index, float value, pn_error_info *info)
+{
+    if (index < 0 || (uint32_t)index >= h->num_ports || h->ports[index].type != PNH_PORT_CONTROL ||
+        !h->ports[index].is_input)
+        return pn_fail(info, PN_ERR_INVALID, "lv2 host: port %d is not an input control", index);
+    h->ports[index].value = value;
+    return PN_OK;
+}
+
 pn_error pnh_set_control(pnh_host *h, const char *symbol, float value, pn_error_info *info)
 {
     int i = pnh_port_index(h, symbol);
     if (i < 0 || h->ports[i].type != PNH_PORT_CONTROL || !h->ports[i].is_input)
         return pn_fail(info, PN_ERR_INVALID, "lv2 host: no input control port '%s'",
                        symbol ? symbol : "(null)");
-    h->ports[i].value = value;
-    return PN_OK;
+    return pnh_set_control_at(h, i, value, info);
+}
+
+float pnh_control_at(const pnh_host *h, int index)
+{
+    if (index < 0 || (uint32_t)index >= h->num_ports || h->ports[index].type != PNH_PORT_CONTROL)
+        return NAN;
+    return h->ports[index].value;
 }
 
 float pnh_get_control(const pnh_host *h, const char *symbol)
 {
-    int i = pnh_port_index(h, symbol);
-    if (i < 0 || h->ports[i].type != PNH_PORT_CONTROL)
-        return NAN;
-    return h->ports[i].value;
+    return pnh_control_at(h, pnh_port_index(h, symbol));
 }
 
 int pnh_control_range(const pnh_host *h, const char *symbol, float *def, float *min, float *max)

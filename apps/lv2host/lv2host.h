@@ -104,6 +104,11 @@ pn_error pnh_set_control(pnh_host *h, const char *symbol, float value, pn_error_
  * no control port with that symbol. */
 float pnh_get_control(const pnh_host *h, const char *symbol);
 
+/* The same by port index (pnh_port_index), without the search by symbol:
+ * for a host's audio thread. */
+pn_error pnh_set_control_at(pnh_host *h, int index, float value, pn_error_info *info);
+float pnh_control_at(const pnh_host *h, int index);
+
 /* Range of a control port from the Turtle (NaN where not given); returns
  * 0 if there is no such control port. */
 int pnh_control_range(const pnh_host *h, const char *symbol, float *def, float *min, float *max);

@@ -237,19 +237,32 @@ int pnh_preset_list(pnh_host *h, void (*fn)(void *user, const char *uri, const c
     return each_preset(h, NULL, fn, user, NULL);
 }
 
-pn_error pnh_preset_apply(pnh_host *h, const char *label_or_uri, pn_error_info *info)
+/* A preset's state, found by label or URI; NULL with info set. */
+static LilvState *preset_state(pnh_host *h, const char *label_or_uri, pn_error_info *info)
 {
-    if (!h || !label_or_uri)
-        return pn_fail(info, PN_ERR_INVALID, "lv2 host: no preset named");
+    if (!h || !label_or_uri) {
+        pn_fail(info, PN_ERR_INVALID, "lv2 host: no preset named");
+        return NULL;
+    }
     LilvNode *preset = NULL;
     each_preset(h, label_or_uri, NULL, NULL, &preset);
-    if (!preset)
-        return pn_fail(info, PN_ERR_INVALID, "lv2 host: plugin <%s> has no preset '%s'",
-                       h->plugin_uri, label_or_uri);
+    if (!preset) {
+        pn_fail(info, PN_ERR_INVALID, "lv2 host: plugin <%s> has no preset '%s'", h->plugin_uri,
+                label_or_uri);
+        return NULL;
+    }
     LilvState *st = lilv_state_new_from_world(h->world, &h->map, preset);
     lilv_node_free(preset);
     if (!st)
-        return pn_fail(info, PN_ERR_PARSE, "lv2 host: preset '%s' could not be read", label_or_uri);
+        pn_fail(info, PN_ERR_PARSE, "lv2 host: preset '%s' could not be read", label_or_uri);
+    return st;
+}
+
+pn_error pnh_preset_apply(pnh_host *h, const char *label_or_uri, pn_error_info *info)
+{
+    LilvState *st = preset_state(h, label_or_uri, info);
+    if (!st)
+        return info ? info->code : PN_ERR_INVALID;
     restore(h, st);
     lilv_state_free(st);
     return PN_OK;
@@ -273,17 +286,11 @@ pn_error pnh_preset_port_values(pnh_host *h, const char *label_or_uri,
                                 void (*fn)(void *user, const char *symbol, float value), void *user,
                                 pn_error_info *info)
 {
-    if (!h || !label_or_uri || !fn)
-        return pn_fail(info, PN_ERR_INVALID, "lv2 host: no preset named");
-    LilvNode *preset = NULL;
-    each_preset(h, label_or_uri, NULL, NULL, &preset);
-    if (!preset)
-        return pn_fail(info, PN_ERR_INVALID, "lv2 host: plugin <%s> has no preset '%s'",
-                       h->plugin_uri, label_or_uri);
-    LilvState *st = lilv_state_new_from_world(h->world, &h->map, preset);
-    lilv_node_free(preset);
+    if (!fn)
+        return pn_fail(info, PN_ERR_INVALID, "lv2 host: no callback for the port values");
+    LilvState *st = preset_state(h, label_or_uri, info);
     if (!st)
-        return pn_fail(info, PN_ERR_PARSE, "lv2 host: preset '%s' could not be read", label_or_uri);
+        return info ? info->code : PN_ERR_INVALID;
     port_values pv = {fn, user};
     lilv_state_emit_port_values(st, emit_port_value, &pv);
     lilv_state_free(st);
