@@ -525,7 +525,7 @@ int pn_cmd_analyze(int argc, char **argv)
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
     pn_rule_set *rs = NULL;
-    rc = pn_cli_load_rules(command, req.rules_file, &rs);
+    rc = pn_cli_load_rules(command, req.rules_file, PN_DEFAULT_MAX_MEMORY, &rs);
     if (rc != PN_EXIT_OK)
         return rc;
     rc = run(&req, rs);

@@ -11,16 +11,28 @@
 #include "parnassus/instance_io.h"
 #include "parnassus/path.h"
 #include "plot.h"
+#include "progress.h"
 #include "timer.h"
 
 static const char command[] = "path";
 
-enum { OPT_ALPHA, OPT_LAMBDA_P, OPT_SEED, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_CONTEXT, NUM_OPTIONS };
+enum {
+    OPT_ALPHA,
+    OPT_LAMBDA_P,
+    OPT_SEED,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_PLOT,
+    OPT_CONTEXT,
+    OPT_MAX_MEMORY,
+    NUM_OPTIONS
+};
 
 static const pn_cli_option path_options[NUM_OPTIONS] = {
-    [OPT_ALPHA] = {"alpha", 1},     [OPT_LAMBDA_P] = {"lambda-p", 1}, [OPT_SEED] = {"seed", 1},
-    [OPT_JSON] = {"json", 0},       [OPT_CSV] = {"csv", 1},           [OPT_PLOT] = {"plot", 1},
-    [OPT_CONTEXT] = {"context", 1},
+    [OPT_ALPHA] = {"alpha", 1},     [OPT_LAMBDA_P] = {"lambda-p", 1},
+    [OPT_SEED] = {"seed", 1},       [OPT_JSON] = {"json", 0},
+    [OPT_CSV] = {"csv", 1},         [OPT_PLOT] = {"plot", 1},
+    [OPT_CONTEXT] = {"context", 1}, [OPT_MAX_MEMORY] = {"max-memory", 1},
 };
 
 static void print_help(const pn_path_settings *d)
@@ -43,7 +55,7 @@ static void print_help(const pn_path_settings *d)
            "                  a .png or .svg file of 900 x 600 pixels\n"
            "  --context P1,..,Pk  the previous sonority, for a rule set: MIDI pitches\n"
            "                  or R, voice 1 (soprano) first; without it the first-step\n"
-           "                  (back-off) targets\n"
+           "                  (back-off) targets\n" PN_CLI_MAX_MEMORY_HELP
            "  -h, --help      show this help\n"
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
@@ -91,7 +103,7 @@ static int parse_request(int argc, char **argv, path_request *req)
     if (pn_cli_knobs(command, NULL, a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P], a.value[OPT_SEED],
                      s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    return PN_EXIT_OK;
+    return pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory);
 }
 
 /* A CSV header field "<prefix><name>", quoted when the name needs it. */
@@ -218,10 +230,8 @@ static int run(const path_request *req, const pn_cli_problem *lp)
     double t0 = pn_timer_now();
     pn_error code = pn_path_compute(prob, &req->settings, &path, &err);
     double seconds = pn_timer_now() - t0;
-    if (code != PN_OK) {
-        fprintf(stderr, "parnassus path: %s\n", err.message);
-        return PN_EXIT_FAILURE;
-    }
+    if (code != PN_OK)
+        return pn_cli_engine_error(command, NULL, &err);
     int rc = PN_EXIT_OK;
     if (req->csv && write_csv(req->csv, prob, path) != 0)
         rc = PN_EXIT_FAILURE;
@@ -245,12 +255,16 @@ int pn_cmd_path(int argc, char **argv)
     int rc = parse_request(argc, argv, &req);
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
+    /* from here a Ctrl-C stops the path (at once if a solve is running) */
+    pn_cli_progress progress;
+    pn_cli_progress_begin(&progress, command, &req.settings.solver);
     pn_cli_problem lp;
-    rc = pn_cli_load_problem(command, req.file, req.context, &lp);
-    if (rc != PN_EXIT_OK)
-        return rc;
-    pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings.solver);
-    rc = run(&req, &lp);
-    pn_cli_problem_free(&lp);
+    rc = pn_cli_load_problem(command, req.file, req.context, req.settings.solver.max_memory, &lp);
+    if (rc == PN_EXIT_OK) {
+        pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings.solver);
+        rc = run(&req, &lp);
+        pn_cli_problem_free(&lp);
+    }
+    pn_cli_progress_end(&progress);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include "options.h"
 #include "parnassus/generate.h"
 #include "parnassus/rules.h"
+#include "progress.h"
 #include "timer.h"
 
 static const char command[] = "sample";
@@ -28,23 +29,18 @@ enum {
     OPT_VELOCITY,
     OPT_INDEPENDENT,
     OPT_SEARCH,
+    OPT_MAX_MEMORY,
     NUM_OPTIONS
 };
 
 static const pn_cli_option sample_options[NUM_OPTIONS] = {
-    [OPT_LOG2_LW] = {"log2-lambda-w", 1},
-    [OPT_ALPHA] = {"alpha", 1},
-    [OPT_LAMBDA_P] = {"lambda-p", 1},
-    [OPT_SEED] = {"seed", 1},
-    [OPT_STEPS] = {"steps", 1},
-    [OPT_BPM] = {"bpm", 1},
-    [OPT_DIVISION] = {"division", 1},
-    [OPT_KEY] = {"key", 1},
-    [OPT_OUTPUT] = {"output", 1},
-    [OPT_NO_TIES] = {"no-ties", 0},
-    [OPT_VELOCITY] = {"velocity", 1},
-    [OPT_INDEPENDENT] = {"independent", 0},
-    [OPT_SEARCH] = {"search", 0},
+    [OPT_LOG2_LW] = {"log2-lambda-w", 1}, [OPT_ALPHA] = {"alpha", 1},
+    [OPT_LAMBDA_P] = {"lambda-p", 1},     [OPT_SEED] = {"seed", 1},
+    [OPT_STEPS] = {"steps", 1},           [OPT_BPM] = {"bpm", 1},
+    [OPT_DIVISION] = {"division", 1},     [OPT_KEY] = {"key", 1},
+    [OPT_OUTPUT] = {"output", 1},         [OPT_NO_TIES] = {"no-ties", 0},
+    [OPT_VELOCITY] = {"velocity", 1},     [OPT_INDEPENDENT] = {"independent", 0},
+    [OPT_SEARCH] = {"search", 0},         [OPT_MAX_MEMORY] = {"max-memory", 1},
 };
 
 enum {
@@ -84,13 +80,13 @@ static void print_help(const pn_settings *d)
            "                     (contexts never change): a sample of p* itself\n"
            "  --search           realize the first step with the full search over\n"
            "                     selections (restarts, greedy growth) instead of one\n"
-           "                     cold start\n"
+           "                     cold start\n" PN_CLI_MAX_MEMORY_HELP
            "  -h, --help         show this help\n"
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
            "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
-           MAX_STEPS, DEFAULT_STEPS, d->log2_lambda_w, d->alpha, d->lambda_p, d->seed, DEFAULT_DIVISION,
-           DEFAULT_VELOCITY);
+           MAX_STEPS, DEFAULT_STEPS, d->log2_lambda_w, d->alpha, d->lambda_p, d->seed,
+           DEFAULT_DIVISION, DEFAULT_VELOCITY);
 }
 
 typedef struct sample_request {
@@ -158,6 +154,8 @@ static int parse_request(int argc, char **argv, sample_request *req)
                      a.value[OPT_SEED],
                      s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    if (pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_BPM]) &&
@@ -193,12 +191,11 @@ static int run(const sample_request *req)
 {
     pn_error_info info = {PN_OK, ""};
     pn_rule_set *rs = NULL;
-    if (pn_rules_read(req->rules, &rs, &info) != PN_OK) {
-        fprintf(stderr, "parnassus sample: %s\n", info.message);
-        return info.code == PN_ERR_NOMEM ? PN_EXIT_FAILURE : PN_EXIT_USAGE;
-    }
+    int rc = pn_cli_load_rules(command, req->rules, req->settings.max_memory, &rs);
+    if (rc != PN_EXIT_OK)
+        return rc;
     const int k = rs->space.num_voices;
-    int rc = PN_EXIT_FAILURE;
+    rc = PN_EXIT_FAILURE;
     pn_generator *gen = NULL;
     pn_midi_writer *writer = NULL;
     double *step_seconds = malloc((size_t)req->steps * sizeof *step_seconds);
@@ -210,7 +207,7 @@ static int run(const sample_request *req)
     pn_cli_rules_lambda_p(rs, req->lambda_p, &settings);
     const double t0 = pn_timer_now();
     if (pn_generator_create(rs, &settings, &gen, &info) != PN_OK) {
-        fprintf(stderr, "parnassus sample: %s: %s\n", req->rules, info.message);
+        rc = pn_cli_engine_error(command, req->rules, &info);
         goto done;
     }
     const double setup_seconds = pn_timer_now() - t0;
@@ -239,7 +236,9 @@ static int run(const sample_request *req)
                 goto done;
             }
         } else if (pn_generator_step(gen, &rng, pitches, &info) != PN_OK) {
-            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1, info.message);
+            char where[32];
+            snprintf(where, sizeof where, "step %d", t + 1);
+            rc = pn_cli_engine_error(command, where, &info);
             goto done;
         }
         step_seconds[t] = pn_timer_now() - ts;
@@ -282,5 +281,10 @@ int pn_cmd_sample(int argc, char **argv)
     int rc = parse_request(argc, argv, &req);
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
-    return run(&req);
+    /* from here a Ctrl-C stops the solves (at once if one is running) */
+    pn_cli_progress progress;
+    pn_cli_progress_begin(&progress, command, &req.settings);
+    rc = run(&req);
+    pn_cli_progress_end(&progress);
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include "parnassus/rules.h"
 #include "parnassus/solver.h"
 #include "plot.h"
+#include "progress.h"
 #include "timer.h"
 
 static const char command[] = "solve";
@@ -25,6 +26,7 @@ enum {
     OPT_SOLUTION,
     OPT_CONTEXT,
     OPT_PLOT_ERRORS,
+    OPT_MAX_MEMORY,
     NUM_OPTIONS
 };
 
@@ -47,6 +49,7 @@ static const pn_cli_option solve_options[NUM_OPTIONS] = {
     [OPT_SOLUTION] = {"solution", 1},
     [OPT_CONTEXT] = {"context", 1},
     [OPT_PLOT_ERRORS] = {"plot-errors", 1},
+    [OPT_MAX_MEMORY] = {"max-memory", 1},
 };
 
 static void print_help(const pn_settings *d)
@@ -69,8 +72,8 @@ static void print_help(const pn_settings *d)
            "                     (back-off) targets\n"
            "  --plot-errors OUT  draw each rule's error |A_r p - b_r|_2 of this realization\n"
            "                     next to the non-selective one (all rules, equal weights)\n"
-           "                     to OUT, a .png or .svg file (the paper's Fig. 4)\n"
-           "  -h, --help         show this help\n"
+           "                     to OUT, a .png or .svg file (the paper's Fig. "
+           "4)\n" PN_CLI_MAX_MEMORY_HELP "  -h, --help         show this help\n"
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
            "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
@@ -118,7 +121,7 @@ static int parse_request(int argc, char **argv, solve_request *req)
     if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P],
                      a.value[OPT_SEED], s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    return PN_EXIT_OK;
+    return pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory);
 }
 
 /* q* (one value per group) then w* (one per rule component), each after a
@@ -266,21 +269,21 @@ static int run(const solve_request *req, const pn_cli_problem *lp)
     const pn_problem *prob = lp->prob;
     pn_error_info err = {0};
     pn_solver *solver = NULL;
-    if (pn_solver_create(prob, &req->settings, &solver, &err) != PN_OK) {
-        fprintf(stderr, "parnassus solve: %s\n", err.message);
-        return PN_EXIT_FAILURE;
-    }
+    pn_error code = pn_solver_create(prob, &req->settings, &solver, &err);
     pn_info info;
     double t0 = pn_timer_now();
-    pn_error code = pn_solver_solve(solver, PN_START_COLD, &info, &err);
+    if (code == PN_OK)
+        code = pn_solver_solve(solver, PN_START_COLD, &info, &err);
     double seconds = pn_timer_now() - t0;
+    if (code != PN_OK) {
+        pn_solver_free(solver);
+        return pn_cli_engine_error(command, NULL, &err);
+    }
     size_t K = (size_t)prob->num_rules;
     rule_stats st = {malloc(K * sizeof(double)), malloc(K * sizeof(double)), malloc(K),
                      req->plot_errors ? malloc(K * sizeof(double)) : NULL};
     int rc = PN_EXIT_FAILURE;
-    if (code != PN_OK) {
-        fprintf(stderr, "parnassus solve: %s\n", err.message);
-    } else if (!st.norm || !st.error || !st.selected || (req->plot_errors && !st.baseline_error)) {
+    if (!st.norm || !st.error || !st.selected || (req->plot_errors && !st.baseline_error)) {
         fprintf(stderr, "parnassus solve: out of memory\n");
     } else if (!req->solution || write_solution(req->solution, prob, solver) == 0) {
         pn_solver_rule_stats(solver, st.norm, st.error, st.selected);
@@ -314,12 +317,16 @@ int pn_cmd_solve(int argc, char **argv)
     int rc = parse_request(argc, argv, &req);
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
+    /* from here a Ctrl-C stops the solve (at once if it is running) */
+    pn_cli_progress progress;
+    pn_cli_progress_begin(&progress, command, &req.settings);
     pn_cli_problem lp;
-    rc = pn_cli_load_problem(command, req.file, req.context, &lp);
-    if (rc != PN_EXIT_OK)
-        return rc;
-    pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings);
-    rc = run(&req, &lp);
-    pn_cli_problem_free(&lp);
+    rc = pn_cli_load_problem(command, req.file, req.context, req.settings.max_memory, &lp);
+    if (rc == PN_EXIT_OK) {
+        pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings);
+        rc = run(&req, &lp);
+        pn_cli_problem_free(&lp);
+    }
+    pn_cli_progress_end(&progress);
     return rc;
 }

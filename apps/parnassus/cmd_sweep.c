@@ -358,7 +358,7 @@ static int run(sweep_cli *cli)
     pn_style_file *ref = NULL;
     pn_sweep *sw = NULL;
     char ref_path[4096] = "";
-    int rc = pn_cli_load_rules(command, cli->rules_file, &rs);
+    int rc = pn_cli_load_rules(command, cli->rules_file, PN_DEFAULT_MAX_MEMORY, &rs);
     if (rc != PN_EXIT_OK)
         return rc;
     cli->req.rules = rs;

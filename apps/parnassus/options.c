@@ -123,6 +123,59 @@ int pn_cli_real(const char *command, const char *option, const char *text, doubl
     return PN_EXIT_OK;
 }
 
+int pn_cli_max_memory(const char *command, const char *text, int64_t *out)
+{
+    *out = PN_DEFAULT_MAX_MEMORY;
+    if (!text)
+        return PN_EXIT_OK;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    double scale = 1.0;
+    if (end != text && *end) {
+        const char *units = "KMGT";
+        const char *u = strchr(units, toupper((unsigned char)*end));
+        if (u && *u) {
+            scale = (double)((int64_t)1 << (10 * (u - units + 1)));
+            end++;
+            if (*end == 'i' && end[1] == 'B')
+                end += 2;
+            else if (*end == 'B')
+                end++;
+        }
+    }
+    if (end == text || *end != '\0' || isspace((unsigned char)text[0]) || !isfinite(v))
+        return pn_cli_usage_error(command, "--max-memory: '%s' is not a size (say 512M or 4G)",
+                                  text);
+    const double bytes = v * scale;
+    if (!(bytes >= (double)(1 << 20) && bytes <= (double)PN_MAX_MEMORY_LIMIT))
+        return pn_cli_usage_error(command, "--max-memory must be within [1M, 1T] (got %s)", text);
+    *out = (int64_t)bytes;
+    return PN_EXIT_OK;
+}
+
+int pn_cli_engine_error(const char *command, const char *where, const pn_error_info *err)
+{
+    fprintf(stderr, "parnassus %s: %s%s%s\n", command, where ? where : "", where ? ": " : "",
+            err->message);
+    switch (err->code) {
+    case PN_ERR_LIMIT:
+        fprintf(stderr,
+                "parnassus %s: raise the limit with --max-memory SIZE if the machine has "
+                "the memory\n",
+                command);
+        return PN_EXIT_USAGE;
+    case PN_ERR_INTERRUPTED:
+        return PN_EXIT_INTERRUPTED;
+    case PN_ERR_IO:
+    case PN_ERR_PARSE:
+    case PN_ERR_INVALID:
+        return PN_EXIT_USAGE;
+    default:
+        return PN_EXIT_FAILURE;
+    }
+}
+
 int pn_cli_seed(const char *command, const char *option, const char *text, uint64_t *out)
 {
     size_t len = strlen(text);
@@ -217,27 +270,15 @@ int pn_cli_is_rule_set(const char *file)
     return c == '{';
 }
 
-/* Exit status for an engine error while reading input. */
-static int input_status(pn_error code)
-{
-    switch (code) {
-    case PN_ERR_IO:
-    case PN_ERR_PARSE:
-    case PN_ERR_INVALID:
-        return PN_EXIT_USAGE;
-    default:
-        return PN_EXIT_FAILURE;
-    }
-}
-
-int pn_cli_load_rules(const char *command, const char *file, pn_rule_set **out)
+int pn_cli_load_rules(const char *command, const char *file, int64_t max_memory, pn_rule_set **out)
 {
     pn_error_info err = {0};
-    pn_error code = pn_rules_read(file, out, &err);
-    if (code == PN_OK)
+    pn_rules_options opts;
+    pn_rules_options_default(&opts);
+    opts.max_memory = max_memory;
+    if (pn_rules_read_opt(file, &opts, out, &err) == PN_OK)
         return PN_EXIT_OK;
-    fprintf(stderr, "parnassus %s: %s\n", command, err.message);
-    return input_status(code);
+    return pn_cli_engine_error(command, NULL, &err);
 }
 
 /* Checks the --context pitches against the set's space. */
@@ -267,7 +308,7 @@ void pn_cli_problem_free(pn_cli_problem *p)
 }
 
 int pn_cli_load_problem(const char *command, const char *file, const char *context_text,
-                        pn_cli_problem *out)
+                        int64_t max_memory, pn_cli_problem *out)
 {
     memset(out, 0, sizeof *out);
     out->form = PN_FORM_FULL;
@@ -281,7 +322,7 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
                 command, "--context needs a rule set, but %s is an instance file", file);
         return pn_cli_load_instance(command, file, &out->prob, &out->form);
     }
-    if ((rc = pn_cli_load_rules(command, file, &out->rules)) != PN_EXIT_OK)
+    if ((rc = pn_cli_load_rules(command, file, max_memory, &out->rules)) != PN_EXIT_OK)
         return rc;
     if (context_text) {
         if ((rc = check_context(command, out->rules, context_text, out->context, count)) !=
@@ -296,9 +337,8 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
     if (code == PN_OK && out->has_context)
         code = pn_rules_targets(out->rules, out->context, out->prob->target, &err);
     if (code != PN_OK) {
-        fprintf(stderr, "parnassus %s: %s: %s\n", command, file, err.message);
         pn_cli_problem_free(out);
-        return input_status(code);
+        return pn_cli_engine_error(command, file, &err);
     }
     return PN_EXIT_OK;
 }

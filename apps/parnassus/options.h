@@ -15,8 +15,9 @@
 
 enum {
     PN_EXIT_OK = 0,
-    PN_EXIT_FAILURE = 1, /* internal or numerical failure, output not written */
-    PN_EXIT_USAGE = 2,   /* bad command line or bad input file */
+    PN_EXIT_FAILURE = 1,       /* internal or numerical failure, output not written */
+    PN_EXIT_USAGE = 2,         /* bad command line or bad input file */
+    PN_EXIT_INTERRUPTED = 130, /* stopped by Ctrl-C (128 + SIGINT) */
 };
 
 enum { PN_CLI_MAX_OPTIONS = 16, PN_CLI_MAX_ARGS = 256 };
@@ -56,6 +57,23 @@ int pn_cli_usage_error(const char *command, const char *fmt, ...)
  * PN_EXIT_USAGE. */
 int pn_cli_real(const char *command, const char *option, const char *text, double lo, double hi,
                 double *out);
+
+/* --max-memory: a size in bytes with an optional K, M, G or T suffix
+ * (powers of 1024; "1.5G" allowed), within [1M, PN_MAX_MEMORY_LIMIT];
+ * NULL leaves *out at PN_DEFAULT_MAX_MEMORY. */
+int pn_cli_max_memory(const char *command, const char *text, int64_t *out);
+
+/* The help line of --max-memory, shared by the commands that take it. */
+#define PN_CLI_MAX_MEMORY_HELP                                                                     \
+    "  --max-memory SIZE  refuse a rule set or instance that would need more memory\n"             \
+    "                     than SIZE to realize, e.g. 512M, 4G (default 1G)\n"
+
+/* Reports an engine failure of `command` on stderr ("parnassus COMMAND:
+ * [WHERE: ]MESSAGE", with how to raise the memory limit when that was the
+ * cause) and returns its exit status: bad input (PN_EXIT_USAGE) for files
+ * that cannot be read, parsed or realized within the limit, 130 for an
+ * interruption, PN_EXIT_FAILURE otherwise. where may be NULL. */
+int pn_cli_engine_error(const char *command, const char *where, const pn_error_info *err);
 
 /* A decimal integer in [0, 2^63 - 1] (so that JSON can carry it). */
 int pn_cli_seed(const char *command, const char *option, const char *text, uint64_t *out);
@@ -100,12 +118,12 @@ int pn_cli_is_rule_set(const char *file);
  * prints the reason (naming the file) and returns PN_EXIT_USAGE for bad
  * input or PN_EXIT_FAILURE; *out is then empty. */
 int pn_cli_load_problem(const char *command, const char *file, const char *context_text,
-                        pn_cli_problem *out);
+                        int64_t max_memory, pn_cli_problem *out);
 
 void pn_cli_problem_free(pn_cli_problem *p);
 
 /* Reads a rule set for `command` (reporting errors like pn_cli_load_problem). */
-int pn_cli_load_rules(const char *command, const char *file, pn_rule_set **out);
+int pn_cli_load_rules(const char *command, const char *file, int64_t max_memory, pn_rule_set **out);
 
 /* "72,67,R,48" for k pitches (PN_REST as R) into buf. */
 void pn_cli_format_pitches(const int *pitches, int count, char *buf, size_t size);

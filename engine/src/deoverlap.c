@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "idmap.h"
+#include "parnassus/memory.h"
 
 enum { CHUNK = 1 << 14, PREFETCH = 32, SMALL_RANGE = 1 << 20 };
 
@@ -53,6 +54,26 @@ typedef struct child {
     int32_t cell; /* -1 = none yet */
     int32_t id;
 } child;
+
+int64_t pn_deoverlap_bytes(int64_t n, int32_t K, const int32_t *rule_sizes)
+{
+    /* the ids; per pass the links of the new ids (grown by doubling: up to
+     * twice their count, three times while one is copied), the first
+     * children of the groups and the pair map; then the group table */
+    int64_t groups = 1, links = 0, pass_peak = 0;
+    for (int32_t r = 0; r < K; ++r) {
+        groups = pn_bytes_mul(groups, rule_sizes[r]);
+        if (groups > n)
+            groups = n;
+        links = pn_bytes_add(links, pn_bytes_mul(groups, 2 * 8));
+        const int64_t pass =
+            pn_bytes_add(pn_bytes_mul(groups, 8 + 8 + 16), pn_bytes_mul(groups, 8));
+        pass_peak = pass > pass_peak ? pass : pass_peak;
+    }
+    int64_t bytes = pn_bytes_add(pn_bytes_mul(n, 4), CHUNK * 4);
+    bytes = pn_bytes_add(bytes, pn_bytes_add(links, pass_peak));
+    return pn_bytes_add(bytes, pn_bytes_mul(groups, (int64_t)K * 4 + 8));
+}
 
 pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_error_info *info)
 {
@@ -237,6 +258,7 @@ struct pn_merge_workspace {
     int32_t *slot_id; /* merged id, -1 = empty */
     size_t mask;
     int32_t *first_of; /* K': first original group of each merged id */
+    int32_t *rules;    /* K: the rules that split groups in this merge */
 };
 
 pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **out,
@@ -252,7 +274,8 @@ pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **
     ws->slot_hash = malloc(cap * sizeof *ws->slot_hash);
     ws->slot_id = malloc(cap * sizeof *ws->slot_id);
     ws->first_of = malloc((size_t)prob->num_groups * sizeof *ws->first_of);
-    if (!ws->slot_hash || !ws->slot_id || !ws->first_of) {
+    ws->rules = malloc(((size_t)prob->num_rules + 1) * sizeof *ws->rules);
+    if (!ws->slot_hash || !ws->slot_id || !ws->first_of || !ws->rules) {
         pn_merge_workspace_free(ws);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the merge workspace");
     }
@@ -267,6 +290,7 @@ void pn_merge_workspace_free(pn_merge_workspace *ws)
     free(ws->slot_hash);
     free(ws->slot_id);
     free(ws->first_of);
+    free(ws->rules);
     free(ws);
 }
 
@@ -297,25 +321,21 @@ static int same_tuple(const int32_t *a, const int32_t *b, const int32_t *rules, 
     return 1;
 }
 
-pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
-                         pn_merge_workspace *ws, int64_t *num_merged, int32_t *merged_of,
-                         int32_t *merged_weight, pn_error_info *info)
+void pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row, pn_merge_workspace *ws,
+                     int64_t *num_merged, int32_t *merged_of, int32_t *merged_weight)
 {
     const int32_t K = prob->num_rules;
     const int64_t G = prob->num_groups;
     /* the rules that split groups: those with a kept row */
-    int32_t rules[256], count = 0, all_kept = 1;
+    int32_t *rules = ws->rules, count = 0, all_kept = 1;
     for (int32_t r = 0; r < K; ++r) {
         int any = 0;
         for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
             any |= keep_row[i] != 0;
             all_kept &= keep_row[i] != 0;
         }
-        if (any) {
-            if (count == 256)
-                return pn_fail(info, PN_ERR_INVALID, "merging supports at most 256 rules");
+        if (any)
             rules[count++] = r;
-        }
     }
     if (all_kept) {
         /* nothing merges: the groups are already the distinct columns */
@@ -324,7 +344,7 @@ pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
             merged_weight[k] = 1;
         }
         *num_merged = G;
-        return PN_OK;
+        return;
     }
     memset(ws->slot_id, 0xff, (ws->mask + 1) * sizeof *ws->slot_id);
     int32_t next = 0;
@@ -354,5 +374,4 @@ pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
         merged_weight[id]++;
     }
     *num_merged = next;
-    return PN_OK;
 }

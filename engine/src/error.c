@@ -18,6 +18,10 @@ const char *pn_error_name(pn_error code)
         return "parse error";
     case PN_ERR_NUMERIC:
         return "numerical failure";
+    case PN_ERR_LIMIT:
+        return "over the memory limit";
+    case PN_ERR_INTERRUPTED:
+        return "interrupted";
     }
     return "unknown error";
 }

@@ -24,6 +24,7 @@ struct pn_generator {
     /* per voice, set up on demand: draws with that voice fixed */
     pn_conditional *given[PN_SPACE_MAX_VOICES];
     int given_stale[PN_SPACE_MAX_VOICES]; /* its masses predate the last realization */
+    pn_error_info given_error; /* why the last pn_generator_draw_given failed to set up */
 };
 
 void pn_generator_free(pn_generator *gen)
@@ -209,6 +210,11 @@ int64_t pn_generator_draw(pn_generator *gen, pn_rng *rng, int *pitches)
     return x;
 }
 
+const pn_error_info *pn_generator_given_error(const pn_generator *gen)
+{
+    return &gen->given_error;
+}
+
 uint64_t pn_generator_constraint_misses(const pn_generator *gen)
 {
     return gen->constraint_misses;
@@ -258,10 +264,12 @@ int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng 
         return -1;
     if (pitch >= 0 && (pitch < space->low[voice] || pitch > space->high[voice]))
         return -1;
-    if (!gen->given[voice] && pn_generator_prepare_conditional(gen, voice, NULL) != PN_OK)
+    if (!gen->given[voice] &&
+        pn_generator_prepare_conditional(gen, voice, &gen->given_error) != PN_OK)
         return -1;
     if (gen->given_stale[voice]) {
-        if (pn_conditional_set_q(gen->given[voice], pn_solver_q(gen->solver), NULL) != PN_OK)
+        if (pn_conditional_set_q(gen->given[voice], pn_solver_q(gen->solver), &gen->given_error) !=
+            PN_OK)
             return -1;
         gen->given_stale[voice] = 0;
     }

@@ -129,7 +129,7 @@ static int improve(path_builder *pb, int i, pn_error_info *err, pn_error *e)
         pn_solver_forget_best(pb->solver);
         pn_run run;
         if (pn_solver_run_from(pb->solver, pb->slots[j].w, &run) < 0) {
-            *e = pn_fail(err, PN_ERR_NUMERIC, "p-step broke down");
+            *e = pn_solver_failure(pb->solver, err);
             return 0;
         }
         pb->alternations += run.alternations;
@@ -183,7 +183,7 @@ static pn_error grow(path_builder *pb, const pn_path_settings *ps, double direct
         pn_solver_forget_best(pb->solver);
         pn_run run;
         if (pn_solver_run_from(pb->solver, pb->slots[from].w, &run) < 0)
-            return pn_fail(err, PN_ERR_NUMERIC, "p-step broke down");
+            return pn_solver_failure(pb->solver, err);
         pb->alternations += run.alternations;
         pn_info info;
         pn_solver_best_info(pb->solver, &info);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parnassus/memory.h"
+
 /* LOOSE_NEWTON: Newton steps of a round that pricing will follow anyway;
  * MID_ADD: groups a round must add to be solved only to MID_TOL first;
  * CAND_SLACK: pricing's candidate list, in multiples of max_add. */
@@ -17,6 +19,35 @@ enum { POOL_CAP = 1 << 16 };
  * music's working sets hold a few thousand groups. */
 enum { WS_COPY_CAP = 1 << 16 };
 #define MID_TOL 1e-3
+
+/* What pn_pstep_create() below allocates, counted the same way (keep the
+ * two together): per group, per row, per rule and the dense Hessian. */
+int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums)
+{
+    const int64_t mm = m, k = K;
+    const int64_t ws_cap = G < WS_COPY_CAP ? G : WS_COPY_CAP;
+    const int64_t pool_cap = G < POOL_CAP ? G : POOL_CAP;
+    const int64_t gk = pn_bytes_mul(G, k);
+    const int64_t sup_cap = 64 * mm < gk ? 64 * mm : gk;
+    /* merge workspace: a hash table of 2 G..4 G slots, and first_of */
+    const int64_t merge = pn_bytes_add(pn_bytes_mul(4 * G, 8 + 4), pn_bytes_mul(G, 4));
+    int64_t per_group = 5 * 4 + 4 + 1 + 1 + 5 * 8 + 4 + 8 + 1 + (has_row_sums ? 1 : 0);
+    int64_t cols_per_cell = m <= UINT16_MAX + 1 ? 4 + 2 : 4;
+    int64_t per_row = 1 + 4 + 4 + 2 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + 12 + 8 + 4 + 4 + 4 + 8 + 48 +
+                      16 + 8 + 8 + (has_row_sums ? 16 : 0);
+    int64_t bytes = pn_bytes_mul(G, per_group);
+    bytes = pn_bytes_add(bytes, pn_bytes_mul(gk, cols_per_cell));
+    bytes = pn_bytes_add(bytes, merge);
+    bytes = pn_bytes_add(bytes, pn_bytes_mul(mm, per_row));
+    bytes = pn_bytes_add(bytes, pn_pstep_hessian_bytes(mm));
+    bytes = pn_bytes_add(bytes, pn_bytes_mul(ws_cap, 4 * k + 8));
+    bytes = pn_bytes_add(bytes, pn_bytes_mul(sup_cap, 4 + 8));
+    bytes = pn_bytes_add(bytes, pool_cap * 4);
+    bytes = pn_bytes_add(bytes, k * (1 + 1 + 4 + 4 + 1 + (has_row_sums ? 16 : 0)));
+    if (has_row_sums)
+        bytes = pn_bytes_add(bytes, PN_PSTEP_BLOCK * (2 * 8 + 4));
+    return bytes;
+}
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
 {
@@ -260,9 +291,8 @@ static int keeps_identity_set(const pn_pstep *ps)
 /* Merges the groups for the kept rules (merged_of, merged_weight, J).
  * Hashing every group costs tens of milliseconds in music, where the
  * selection moves between supersets of a set that already separates every
- * sonority: that case is recognised and needs no hashing. Returns 0 on
- * failure. */
-static int merge_kept(pn_pstep *ps, const pn_problem *prob)
+ * sonority: that case is recognised and needs no hashing. */
+static void merge_kept(pn_pstep *ps, const pn_problem *prob)
 {
     const int64_t G = ps->num_groups;
     if (keeps_identity_set(ps)) {
@@ -273,11 +303,9 @@ static int merge_kept(pn_pstep *ps, const pn_problem *prob)
             }
         }
         ps->J = G;
-        return 1;
+        return;
     }
-    if (pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of, ps->merged_weight,
-                        NULL) != PN_OK)
-        return 0;
+    pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of, ps->merged_weight);
     if (ps->J == G) { /* remember the smallest such set */
         int32_t count = 0, known = 0;
         for (int32_t r = 0; r < ps->num_rules; ++r) {
@@ -289,12 +317,11 @@ static int merge_kept(pn_pstep *ps, const pn_problem *prob)
             ps->identity_known = 1;
         }
     }
-    return 1;
 }
 
 /* Re-merges the groups when the set of kept rules changed; refreshes the
- * passive rows from w every time. Returns -1 on failure. */
-static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
+ * passive rows from w every time. */
+static void update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
 {
     const int32_t K = ps->num_rules;
     int changed = !ps->valid;
@@ -333,8 +360,7 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
         clear_working_set(ps);
         clear_pool(ps); /* the merged ids change */
         ps->factor_n = 0; /* the active rows were renumbered */
-        if (!merge_kept(ps, prob))
-            return -1;
+        merge_kept(ps, prob);
         /* members of each merged group (counting sort), and its columns
          * from its first member */
         const int64_t G = ps->num_groups;
@@ -390,7 +416,6 @@ static int update_structure(pn_pstep *ps, const pn_problem *prob, const double *
             full &= !ps->passive[a];
         ps->act_full[k] = full;
     }
-    return 0;
 }
 
 /* Value below which the `count`-th largest of v lies (quickselect on a
@@ -920,8 +945,10 @@ static int solve_dual(pn_pstep *ps, const double *b, const double *w, double lam
         }
         if (added == 0 && exact)
             return 0;
-        if (ps->ws_count == 0)
+        if (ps->ws_count == 0) {
+            ps->failure = "pricing left the working set empty";
             return -1;
+        }
         if (added > 0)
             moderate_untouched(ps, old_count);
         /* after pricing, continue from mu as it is: refitting it to the
@@ -1023,6 +1050,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
 {
     const size_t mbytes = (size_t)ps->m * sizeof *w;
     const double *b = prob->target;
+    ps->failure = NULL;
     ps->newton_iterations = 0;
     ps->factorisations = 0;
     ps->pricing_rounds = 0;
@@ -1037,8 +1065,7 @@ int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double
     ps->factor_ws = -1; /* w may have changed: the factor is only a preconditioner */
     ps->memo_valid = 0;
     ps->cert_done = 0;
-    if (update_structure(ps, prob, w) < 0)
-        return -1;
+    update_structure(ps, prob, w);
     const int32_t ma = ps->m_act;
     int rc;
     if (lambda_p > 0.0) {

@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "parnassus/deoverlap.h"
+#include "parnassus/memory.h"
 #include "parnassus/problem.h"
 
 enum { PN_PSTEP_BLOCK = 2048 }; /* groups per call of the row sums */
@@ -171,7 +172,23 @@ typedef struct pn_pstep {
     double gap;   /* Frank-Wolfe gap */
     double qq;    /* |q|^2 of the last solve */
     double scale; /* normalisation of the working-set masses */
+    /* why the last pn_pstep_solve failed (a static text), NULL otherwise */
+    const char *failure;
+    /* asked once per Newton iteration; nonzero stops the solve (failure
+     * "interrupted"); NULL: never */
+    int (*poll)(void *user);
+    void *poll_user;
 } pn_pstep;
+
+/* The dense Hessian of the p-step's Newton system over m rows: what makes
+ * rules with many cells expensive. */
+static inline int64_t pn_pstep_hessian_bytes(int64_t m)
+{
+    return pn_bytes_mul(pn_bytes_mul(m + 1, m + 1), (int64_t)sizeof(double));
+}
+
+/* Bytes pn_pstep_create() allocates for m rows, K rules, G groups. */
+int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums);
 
 pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info);
 void pn_pstep_free(pn_pstep *ps);

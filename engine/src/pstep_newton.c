@@ -18,6 +18,47 @@ static void cholesky_solve(const double *L, int n, double *x)
     cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, L, n, x, 1);
 }
 
+/* Orders from which the Cholesky factorisation is done in block columns
+ * (left-looking), asking ps->poll between blocks of rows: one dpotrf of
+ * order 10^4 takes several seconds and cannot be stopped. Below it, one
+ * dpotrf call (music's factors are far smaller). */
+enum { POLLED_FACTOR_MIN = 4096, FACTOR_BLOCK = 256, FACTOR_ROWS = 2048 };
+
+/* The lower Cholesky factor of the order-n matrix a (column-major) in
+ * place. Returns 0, the LAPACK info (> 0: not positive definite), or -1
+ * when ps->poll asked to stop. */
+static int factorise(pn_pstep *ps, double *a, int n)
+{
+    int info = 0;
+    if (n < POLLED_FACTOR_MIN || !ps->poll) {
+        dpotrf_("L", &n, a, &n, &info);
+        return info;
+    }
+    const size_t ld = (size_t)n;
+    for (int k = 0; k < n; k += FACTOR_BLOCK) {
+        const int kb = n - k < FACTOR_BLOCK ? n - k : FACTOR_BLOCK;
+        double *diag = a + k + k * ld;
+        /* the diagonal block, less the columns already factorised */
+        cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, kb, k, -1.0, a + k, n, 1.0, diag, n);
+        int block = kb;
+        dpotrf_("L", &block, diag, &n, &info);
+        if (info != 0)
+            return info + k;
+        /* the rows below it, in chunks between which a stop is heard */
+        for (int r = k + kb; r < n; r += FACTOR_ROWS) {
+            const int rb = n - r < FACTOR_ROWS ? n - r : FACTOR_ROWS;
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, rb, kb, k, -1.0, a + r, n, a + k,
+                        n, 1.0, a + r + k * ld, n);
+            if (ps->poll(ps->poll_user))
+                return -1;
+        }
+        if (k + kb < n)
+            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n - k - kb,
+                        kb, 1.0, diag, n, a + k + kb + k * ld, n);
+    }
+    return 0;
+}
+
 /* Conjugate-gradient iterations before a fresh factorisation, and the
  * factor order (after the block elimination) below which factorising is
  * cheap enough to do every time: each preconditioned iteration streams the
@@ -604,8 +645,10 @@ static int pcg_direction(pn_pstep *ps, const double *w, double lambda, double fo
         double php = 0.0;
         for (int32_t i = 0; i < n; ++i)
             php += p[i] * hp[i];
-        if (!(php > 0.0))
+        if (!(php > 0.0)) {
+            ps->failure = "conjugate gradients met a direction of no positive curvature";
             return -1;
+        }
         const double alpha = rz / php;
         double rr = 0.0;
         for (int32_t i = 0; i < n; ++i) {
@@ -687,8 +730,11 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
             if (shift > 0.0)
                 for (int32_t a = 0; a < nf; ++a)
                     ps->hess[a + (size_t)a * nf] += shift;
-            int info = 0;
-            dpotrf_("L", &nf, ps->hess, &nf, &info);
+            const int info = factorise(ps, ps->hess, nf);
+            if (info < 0) {
+                ps->failure = "interrupted";
+                return -1;
+            }
             if (info != 0) {
                 shift = shift > 0.0 ? 10.0 * shift : 1e-12;
                 continue;
@@ -706,8 +752,11 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
         if (!solved)
             ps->factor_n = 0;
     }
-    if (!solved)
+    if (!solved) {
+        ps->failure = "the Newton system could not be factorised (not positive definite after "
+                      "12 diagonal shifts)";
         return -1;
+    }
     for (int32_t a = 0; a < ma; ++a)
         if (ps->coupled_of[a] >= 0)
             ps->dir[a] = x[ps->coupled_of[a]];
@@ -789,15 +838,27 @@ int pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, double lambd
             gmax = fmax(gmax, fabs(grad[a]));
         if (gmax <= tol)
             return 0;
+        if (ps->poll && ps->poll(ps->poll_user)) {
+            ps->failure = "interrupted";
+            return -1;
+        }
         prepare_newton(ps);
-        if (ps->support_count == 0 || newton_direction(ps, w, lambda, fmin(1e-2, gmax)) != 0)
+        if (ps->support_count == 0) {
+            ps->failure = "the support of q became empty";
+            return -1;
+        }
+        if (newton_direction(ps, w, lambda, fmin(1e-2, gmax)) != 0)
             return -1;
         ps->newton_iterations++;
         double slope = 0.0;
         for (int32_t a = 0; a <= ma; ++a)
             slope += grad[a] * dir[a];
-        if (!(slope < 0.0))
-            return gmax <= 1e3 * tol ? 0 : -1; /* no descent left: rounding level */
+        if (!(slope < 0.0)) { /* no descent left: rounding level, or worse */
+            if (gmax <= 1e3 * tol)
+                return 0;
+            ps->failure = "Newton found no descent direction";
+            return -1;
+        }
         /* a full step moves the support in one jump: take it whenever it
          * lowers F (evaluated with the gradient at the gauge-fixed point,
          * which is then the next iterate as it is); otherwise minimise

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "json_describe.h"
+#include "pstep.h"
 #include "rules_reader.h"
 #include "text.h"
 
@@ -268,6 +269,38 @@ static pn_error read_context_entry(const pn_rr *rd, const char *path, const json
     return read_distribution(rd, fpath, targets, r, row);
 }
 
+/* Builds the value table of f for the field at `path`, refusing first what
+ * would go over the memory limit: the table itself, and for a rule's own
+ * feature (adds_rows) the solver's dense Hessian over every cell so far. */
+static pn_error build_table(const pn_rr *rd, const char *path, const pn_feature *f,
+                            const pn_space *space, int adds_rows, pn_feature_table **out)
+{
+    int64_t bytes, cells;
+    pn_feature_cost(f, space, &bytes, &cells);
+    char ftext[PN_FEATURE_TEXT_MAX], what[PN_MESSAGE_SIZE];
+    pn_feature_to_string(f, ftext, sizeof ftext);
+    snprintf(what, sizeof what, "%.200s: %s: the value table of %s", rd->name, path, ftext);
+    pn_error err = pn_memory_check(pn_bytes_add(rd->budget->table_bytes, bytes), rd->max_memory,
+                                   rd->info, what);
+    if (err != PN_OK)
+        return err;
+    if (adds_rows) {
+        const int64_t rows = pn_bytes_add(rd->budget->rows, cells);
+        snprintf(what, sizeof what, "%.200s: %s: %s has up to %lld values; realizing %lld cells",
+                 rd->name, path, ftext, (long long)cells, (long long)rows);
+        if ((err = pn_memory_check(pn_pstep_hessian_bytes(rows), rd->max_memory, rd->info, what)) !=
+            PN_OK)
+            return err;
+    }
+    pn_error_info inner;
+    if (pn_feature_values(f, space, out, &inner) != PN_OK)
+        return inner_failure(rd, path, &inner);
+    rd->budget->table_bytes = pn_bytes_add(rd->budget->table_bytes, pn_feature_table_bytes(*out));
+    if (adds_rows)
+        rd->budget->rows += pn_feature_table_size(*out);
+    return PN_OK;
+}
+
 /* Reads "context", "smoothing" and "contexts" of rules[index]. */
 /* A table of psi over the space that an earlier context level already
  * built (the same feature text), or NULL: rules that share a context share
@@ -316,8 +349,8 @@ static pn_error read_level(const pn_rr *rd, const pn_rule_set *rs, size_t index,
     if (shared) {
         c->table = shared;
         c->table_borrowed = 1;
-    } else if (pn_feature_values(c->feature, &rs->space, &c->table, &inner) != PN_OK) {
-        return inner_failure(rd, fpath, &inner);
+    } else if ((err = build_table(rd, fpath, c->feature, &rs->space, 0, &c->table)) != PN_OK) {
+        return err;
     }
     if (jsmoothing) {
         snprintf(fpath, sizeof fpath, "%s.smoothing", path);
@@ -523,8 +556,8 @@ static pn_error read_rule(const pn_rr *rd, const pn_rule_set *rs, size_t index, 
     if (pn_feature_parse(json_string_value(feature), rs->space.num_voices, &r->feature, &inner) !=
         PN_OK)
         return inner_failure(rd, fpath, &inner);
-    if (pn_feature_values(r->feature, &rs->space, &r->table, &inner) != PN_OK)
-        return inner_failure(rd, fpath, &inner);
+    if ((err = build_table(rd, fpath, r->feature, &rs->space, 1, &r->table)) != PN_OK)
+        return err;
 
     const int32_t m = pn_feature_table_size(r->table);
     if (!(r->target = calloc((size_t)m, sizeof *r->target)))
@@ -608,6 +641,7 @@ static pn_error from_json(const pn_rr *rd, const json_t *root, pn_rule_set **out
         return pn_rr_out_of_memory(rd);
     rs->space = space;
     rs->lambda_p = lambda_p;
+    rs->max_memory = rd->max_memory;
     rs->name = pn_copy_string(name);
     rs->rules = calloc(count, sizeof *rs->rules);
     if (desc)
@@ -629,6 +663,7 @@ static pn_error from_json(const pn_rr *rd, const json_t *root, pn_rule_set **out
         pn_rule_set_free(rs);
         return err;
     }
+    rs->table_bytes = rd->budget->table_bytes;
     *out = rs;
     return PN_OK;
 }
@@ -660,18 +695,45 @@ static pn_error parse_root(const pn_rr *rd, json_t *root, const json_error_t *je
     return err;
 }
 
-pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
-                           pn_rule_set **out, pn_error_info *info)
+void pn_rules_options_default(pn_rules_options *opts)
+{
+    opts->flags = 0;
+    opts->max_memory = PN_DEFAULT_MAX_MEMORY;
+}
+
+static pn_error check_options(const pn_rules_options *opts, pn_error_info *info)
+{
+    if (opts->max_memory < 1 || opts->max_memory > PN_MAX_MEMORY_LIMIT)
+        return pn_fail(info, PN_ERR_INVALID, "memory limit %lld bytes is outside [1, %lld]",
+                       (long long)opts->max_memory, (long long)PN_MAX_MEMORY_LIMIT);
+    return PN_OK;
+}
+
+pn_error pn_rules_parse_opt(const char *name, const char *text, size_t len,
+                            const pn_rules_options *opts, pn_rule_set **out, pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_parse: out is NULL");
     *out = NULL;
-    pn_rr rd = {name ? name : "rules", flags, info};
+    pn_error err = check_options(opts, info);
+    if (err != PN_OK)
+        return err;
+    pn_rr_budget budget = {0, 0};
+    pn_rr rd = {name ? name : "rules", opts->flags, info, opts->max_memory, &budget};
     if (!text && len > 0)
         return pn_fail(info, PN_ERR_INVALID, "%.200s: text is NULL", rd.name);
     json_error_t je;
     json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
     return parse_root(&rd, root, &je, out);
+}
+
+pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
+                           pn_rule_set **out, pn_error_info *info)
+{
+    pn_rules_options opts;
+    pn_rules_options_default(&opts);
+    opts.flags = flags;
+    return pn_rules_parse_opt(name, text, len, &opts, out, info);
 }
 
 pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
@@ -680,18 +742,30 @@ pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_
     return pn_rules_parse_ex(name, text, len, 0, out, info);
 }
 
-pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out,
-                          pn_error_info *info)
+pn_error pn_rules_read_opt(const char *path, const pn_rules_options *opts, pn_rule_set **out,
+                           pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: out is NULL");
     *out = NULL;
     if (!path)
         return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: path is NULL");
-    pn_rr rd = {path, flags, info};
+    pn_error err = check_options(opts, info);
+    if (err != PN_OK)
+        return err;
+    pn_rr_budget budget = {0, 0};
+    pn_rr rd = {path, opts->flags, info, opts->max_memory, &budget};
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     return parse_root(&rd, root, &je, out);
+}
+
+pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out, pn_error_info *info)
+{
+    pn_rules_options opts;
+    pn_rules_options_default(&opts);
+    opts.flags = flags;
+    return pn_rules_read_opt(path, &opts, out, info);
 }
 
 pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
@@ -770,6 +844,13 @@ pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t
         goto done;
     }
     if ((err = pn_feature_set_check(&set, info)) != PN_OK)
+        goto done;
+    char what[PN_MESSAGE_SIZE];
+    snprintf(what, sizeof what, "rule set %.100s: de-overlapping %d rules over %lld sonorities",
+             rs->name, (int)K, (long long)n);
+    const int64_t need = pn_bytes_add(rs->table_bytes, pn_deoverlap_bytes(n, K, sizes));
+    if ((err = pn_memory_check(need, rs->max_memory > 0 ? rs->max_memory : PN_DEFAULT_MAX_MEMORY,
+                               info, what)) != PN_OK)
         goto done;
     if ((err = pn_problem_create(n, K, sizes, names, &prob, info)) != PN_OK)
         goto done;

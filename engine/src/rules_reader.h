@@ -5,17 +5,27 @@
 #define PN_RULES_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #include "parnassus/error.h"
 
+/* The memory a read has committed so far: its value tables, and the cells
+ * of its rules (the solver's Hessian grows with their square). */
+typedef struct pn_rr_budget {
+    int64_t table_bytes;
+    int64_t rows;
+} pn_rr_budget;
+
 /* What a rule-set read is doing: the name shown first in every message,
- * the PN_RULES_* flags, and where errors go. */
+ * the PN_RULES_* flags, where errors go, and the memory it may take. */
 typedef struct pn_rr {
     const char *name;
     unsigned flags;
     pn_error_info *info;
+    int64_t max_memory;
+    pn_rr_budget *budget;
 } pn_rr;
 
 /* "<name>: <path>: <reason>" as PN_ERR_PARSE. */

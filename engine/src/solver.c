@@ -25,6 +25,7 @@ void pn_settings_default(pn_settings *s)
     s->admm_rho = 0.0;
     s->admm_max_iter = 20000;
     s->admm_tol = 1e-12;
+    s->max_memory = PN_DEFAULT_MAX_MEMORY;
 }
 
 pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
@@ -33,8 +34,9 @@ pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
         return pn_fail(info, PN_ERR_INVALID, "log2_lambda_w must be finite and within [-60, 60]");
     if (!(s->alpha >= 0.0 && s->alpha <= 1.0))
         return pn_fail(info, PN_ERR_INVALID, "alpha must be within [0, 1]");
-    if (!(s->lambda_p >= 0.0) || !isfinite(s->lambda_p))
-        return pn_fail(info, PN_ERR_INVALID, "lambda_p must be finite and >= 0");
+    if (!(s->lambda_p >= 0.0 && s->lambda_p <= 1.0))
+        return pn_fail(info, PN_ERR_INVALID, "lambda_p must be within [0, 1] (got %g)",
+                       s->lambda_p);
     const struct {
         const char *name;
         int value, min;
@@ -66,6 +68,9 @@ pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
         return pn_fail(info, PN_ERR_INVALID, "w_method exact needs alpha < 1 (use admm)");
     if (!(s->admm_rho >= 0.0) || !isfinite(s->admm_rho))
         return pn_fail(info, PN_ERR_INVALID, "admm_rho must be finite and >= 0 (0 = automatic)");
+    if (s->max_memory < 1 || s->max_memory > PN_MAX_MEMORY_LIMIT)
+        return pn_fail(info, PN_ERR_INVALID, "max_memory must be within [1, %lld] bytes (got %lld)",
+                       (long long)PN_MAX_MEMORY_LIMIT, (long long)s->max_memory);
     return PN_OK;
 }
 
@@ -84,6 +89,36 @@ const char *pn_status_name(pn_status status)
     return "unknown";
 }
 
+int64_t pn_solver_bytes(const pn_problem *prob)
+{
+    const int64_t m = prob->num_rows, K = prob->num_rules, G = prob->num_groups;
+    int64_t bytes = pn_bytes_add(pn_bytes_mul(m, 13 * 8), pn_bytes_mul(G, 8));
+    bytes = pn_bytes_add(bytes, pn_bytes_mul(K, 2 * PN_POOL_SIZE + 16));
+    bytes = pn_bytes_add(bytes, 100 * 4096); /* the allocator's rounding of ~100 arrays */
+    return pn_bytes_add(
+        bytes, pn_pstep_bytes(prob->num_rows, prob->num_rules, G, prob->row_sums.run != NULL));
+}
+
+/* The p-step asks this once per Newton iteration. */
+static int poll_progress(void *user)
+{
+    pn_solver *s = user;
+    s->progress.newton_iterations = s->last_newton + s->pstep->newton_iterations;
+    if (!s->interrupted && s->settings.progress(s->settings.progress_user, &s->progress))
+        s->interrupted = 1;
+    return s->interrupted;
+}
+
+static void attach_progress(pn_solver *s)
+{
+    s->pstep->poll = s->settings.progress ? poll_progress : NULL;
+    s->pstep->poll_user = s;
+}
+
+pn_error pn_solver_failure(const pn_solver *s, pn_error_info *info)
+{
+    return pn_fail(info, s->failure.code, "%s", s->failure.message);
+}
 
 pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, pn_solver **out,
                           pn_error_info *info)
@@ -93,6 +128,9 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     if (err != PN_OK)
         return err;
     err = pn_problem_validate(prob, info);
+    if (err != PN_OK)
+        return err;
+    err = pn_memory_check(pn_solver_bytes(prob), settings->max_memory, info, "the solver");
     if (err != PN_OK)
         return err;
     pn_solver *s = calloc(1, sizeof *s);
@@ -135,6 +173,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
         pn_solver_free(s);
         return err;
     }
+    attach_progress(s);
     pn_rng_seed(&s->rng, settings->seed);
     *out = s;
     return PN_OK;
@@ -176,6 +215,7 @@ pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn
     if (settings->seed != s->settings.seed)
         pn_rng_seed(&s->rng, settings->seed);
     s->settings = *settings;
+    attach_progress(s);
     return PN_OK;
 }
 
@@ -339,8 +379,16 @@ static double wstep_kkt_at(const pn_solver *s, const double *w)
     return pn_wstep_kkt(&wp, w);
 }
 
+static int interrupted(pn_solver *s)
+{
+    pn_fail(&s->failure, PN_ERR_INTERRUPTED, "interrupted after %d alternations",
+            s->progress.alternations);
+    return -1;
+}
+
 int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
 {
+    s->progress.starts++;
     const pn_problem *prob = &s->prob;
     const pn_settings *st = &s->settings;
     const int32_t m = prob->num_rows;
@@ -353,8 +401,13 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     for (;;) {
         /* p-step: q optimal for the current w (certified by its KKT residual) */
         if (pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton, s->y_run) <
-            0)
+            0) {
+            if (s->interrupted)
+                return interrupted(s);
+            pn_fail(&s->failure, PN_ERR_NUMERIC, "the p-step broke down: %s",
+                    s->pstep->failure ? s->pstep->failure : "no reason given");
             return -1;
+        }
         s->last_newton += s->pstep->newton_iterations;
         s->last_p_kkt = s->pstep->kkt;
         double pp, pw;
@@ -369,6 +422,12 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
         /* converged when the objective has stopped falling and w is also
          * optimal for this q: the returned pair satisfies both KKT systems */
         s->last_w_kkt = wstep_kkt_at(s, w);
+        if (!isfinite(F) || !isfinite(s->last_p_kkt) || !isfinite(s->last_w_kkt)) {
+            pn_fail(&s->failure, PN_ERR_NUMERIC,
+                    "the realization is not finite (objective %g, KKT residuals p %g, w %g)", F,
+                    s->last_p_kkt, s->last_w_kkt);
+            return -1;
+        }
         if (stagnant && s->last_w_kkt <= st->kkt_tol) {
             status = PN_STATUS_SOLVED;
             break;
@@ -394,8 +453,17 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
          * if it does not raise the objective */
         memcpy(s->w_next, w, (size_t)m * sizeof *w);
         double wkkt;
-        if (wstep(s, s->e, s->w_next, &wkkt) < 0)
+        if (wstep(s, s->e, s->w_next, &wkkt) < 0) {
+            pn_fail(&s->failure, PN_ERR_NUMERIC, "the w-step broke down: %s",
+                    exact_wstep(st) ? "no multiplier balances the weights"
+                                    : "ADMM did not converge");
             return -1;
+        }
+        s->progress.alternations++;
+        if (st->progress && !s->interrupted && st->progress(st->progress_user, &s->progress))
+            s->interrupted = 1;
+        if (s->interrupted)
+            return interrupted(s);
         penalties(prob, st, s->pstep->qq, s->w_next, &pp, &pw);
         const double F_w = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
         if (exact_wstep(st) || F_w <= F * (1.0 + 4.0 * DBL_EPSILON)) {
@@ -610,6 +678,8 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
     pn_info sum = {0};
     pn_run run;
     s->last_newton = 0;
+    memset(&s->progress, 0, sizeof s->progress);
+    s->interrupted = 0;
     const int warm = start == PN_START_WARM && s->have_solution;
     double *w0 = s->w_start;
     if (warm) {
@@ -622,7 +692,7 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
     }
     s->have_solution = 0;
     if (pn_solver_run_from(s, w0, &run) < 0)
-        return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+        return pn_solver_failure(s, info);
     sum.alternations += run.alternations;
     sum.starts++;
     if (warm) {
@@ -636,7 +706,7 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
             if (memcmp(sel, s->mask_cur, (size_t)K) == 0)
                 continue;
             if (run_mask(s, sel, &run, &sum) < 0)
-                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+                return pn_solver_failure(s, info);
             tried++;
         }
     } else {
@@ -644,12 +714,12 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
          * single rules, random subsets of rules (seeded) */
         for (int p = 0; p < s->pool_count; ++p)
             if (run_mask(s, s->pool + (size_t)p * K, &run, &sum) < 0)
-                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+                return pn_solver_failure(s, info);
         seed_order(prob, s->order);
         const int32_t seeds = s->settings.grow_seeds < K ? s->settings.grow_seeds : K;
         for (int32_t k = 0; k < seeds; ++k)
             if (grow_from(s, s->order[k], &sum) < 0)
-                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+                return pn_solver_failure(s, info);
         for (int t = 0; t < s->settings.restarts; ++t) {
             int any = 0;
             for (int32_t r = 0; r < K; ++r) {
@@ -659,7 +729,7 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
             if (!any)
                 s->mask_trial[pn_rng_next(&s->rng) % (uint64_t)K] = 1;
             if (run_mask(s, s->mask_trial, &run, &sum) < 0)
-                return pn_fail(info, PN_ERR_NUMERIC, "p-step broke down");
+                return pn_solver_failure(s, info);
         }
     }
     pn_solver_remember_selection(s);

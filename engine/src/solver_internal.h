@@ -49,7 +49,15 @@ struct pn_solver {
     double *trace;
     int trace_capacity, trace_count;
     double last_p_kkt, last_w_kkt;
+    /* why the last run failed: the p-step's or w-step's reason, or an
+     * interruption by the progress callback */
+    pn_error_info failure;
+    pn_progress progress;
+    int interrupted;
 };
+
+/* Copies the reason the last pn_solver_run_from failed into info. */
+pn_error pn_solver_failure(const pn_solver *s, pn_error_info *info);
 
 /* Records the objective after every p-step and every w-step of later runs
  * into buf (up to capacity values); pass NULL to stop. */

@@ -31,6 +31,12 @@ pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_err
 pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, int32_t *group_of,
                           pn_error_info *info);
 
+/* Before de-overlapping n inputs under K rules of the given sizes: an upper
+ * bound of the bytes pn_deoverlap_map() takes at its peak, the problem's
+ * group table (K' x K rows, K' at most min(n, product of the sizes))
+ * included. */
+int64_t pn_deoverlap_bytes(int64_t n, int32_t K, const int32_t *rule_sizes);
+
 /* Merges groups that agree on the kept rows: row i of A is kept when
  * keep_row[i] is nonzero; cells of a rule that are not kept collapse into one
  * "don't care" value. Produces num_merged groups, writes merged_of[k] (the
@@ -44,9 +50,9 @@ pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **
                                    pn_error_info *info);
 void pn_merge_workspace_free(pn_merge_workspace *ws);
 
-pn_error pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row,
-                         pn_merge_workspace *ws, int64_t *num_merged, int32_t *merged_of,
-                         int32_t *merged_weight, pn_error_info *info);
+/* Cannot fail: the workspace holds all it needs, for any number of rules. */
+void pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row, pn_merge_workspace *ws,
+                     int64_t *num_merged, int32_t *merged_of, int32_t *merged_weight);
 
 #ifdef __cplusplus
 }

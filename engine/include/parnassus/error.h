@@ -15,11 +15,13 @@ extern "C" {
 
 typedef enum pn_error {
     PN_OK = 0,
-    PN_ERR_NOMEM,   /* an allocation failed */
-    PN_ERR_INVALID, /* an argument or setting is out of range */
-    PN_ERR_IO,      /* a file could not be opened or read */
-    PN_ERR_PARSE,   /* malformed input file */
-    PN_ERR_NUMERIC, /* a factorisation or a root-find broke down */
+    PN_ERR_NOMEM,       /* an allocation failed */
+    PN_ERR_INVALID,     /* an argument or setting is out of range */
+    PN_ERR_IO,          /* a file could not be opened or read */
+    PN_ERR_PARSE,       /* malformed input file */
+    PN_ERR_NUMERIC,     /* a factorisation or a root-find broke down */
+    PN_ERR_LIMIT,       /* the work would take more memory than the limit allows */
+    PN_ERR_INTERRUPTED, /* stopped by the caller (e.g. Ctrl-C) before it finished */
 } pn_error;
 
 enum { PN_MESSAGE_SIZE = 512 };

@@ -96,6 +96,15 @@ void pn_feature_table_free(pn_feature_table *t);
 /* m: the number of distinct values (cells). */
 int32_t pn_feature_table_size(const pn_feature_table *t);
 
+/* Before pn_feature_values(): an upper bound of the bytes it allocates at
+ * its peak for f over space, and of the number of values (cells) it can
+ * find. Cheap: nothing is enumerated. */
+void pn_feature_cost(const pn_feature *f, const pn_space *space, int64_t *bytes,
+                     int64_t *max_cells);
+
+/* The bytes a built table holds. */
+int64_t pn_feature_table_bytes(const pn_feature_table *t);
+
 /* The feature and the space the table was built for. */
 const pn_feature *pn_feature_table_feature(const pn_feature_table *t);
 const pn_space *pn_feature_table_space(const pn_feature_table *t);

@@ -72,6 +72,10 @@ int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng 
                                 int *pitches);
 pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error_info *info);
 
+/* Why the last pn_generator_draw_given() that returned -1 could not set
+ * up its tables (code PN_OK when that was not the reason). */
+const pn_error_info *pn_generator_given_error(const pn_generator *gen);
+
 /* One step of sequential generation: draw, then advance to it. */
 pn_error pn_generator_step(pn_generator *gen, pn_rng *rng, int *pitches, pn_error_info *info);
 

@@ -28,6 +28,7 @@
 
 #include "parnassus/error.h"
 #include "parnassus/feature.h"
+#include "parnassus/memory.h"
 #include "parnassus/problem.h"
 #include "parnassus/space.h"
 
@@ -132,6 +133,11 @@ typedef struct pn_rule_set {
     pn_rule *rules;
     int32_t num_constraints; /* >= 0 */
     pn_constraint *constraints;
+    /* The memory limit the set was read under (pn_rules_options), which
+     * pn_rules_build_problem() keeps to, and the bytes its value tables
+     * hold. */
+    int64_t max_memory;
+    int64_t table_bytes;
 } pn_rule_set;
 
 /* Flags for pn_rules_parse_ex() / pn_rules_read_ex(). */
@@ -141,6 +147,22 @@ enum {
      * list no contexts. Used by learning, which fills the targets in. */
     PN_RULES_TARGETS_OPTIONAL = 1u << 0,
 };
+
+/* How a rule set is read: PN_RULES_* flags, and the most memory reading,
+ * de-overlapping and realizing it may take. Reading refuses a rule whose
+ * value table, or whose cells in the solver, would go over it
+ * (PN_ERR_LIMIT), before allocating them. */
+typedef struct pn_rules_options {
+    unsigned flags;
+    int64_t max_memory; /* bytes, in [1, PN_MAX_MEMORY_LIMIT] (PN_DEFAULT_MAX_MEMORY) */
+} pn_rules_options;
+
+void pn_rules_options_default(pn_rules_options *opts);
+
+pn_error pn_rules_parse_opt(const char *name, const char *text, size_t len,
+                            const pn_rules_options *opts, pn_rule_set **out, pn_error_info *info);
+pn_error pn_rules_read_opt(const char *path, const pn_rules_options *opts, pn_rule_set **out,
+                           pn_error_info *info);
 
 /* Parses a rule set from len bytes of JSON text; name is used in messages
  * (usually the file name). On failure *out is NULL. */

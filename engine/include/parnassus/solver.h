@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "parnassus/memory.h"
 #include "parnassus/problem.h"
 
 #ifdef __cplusplus
@@ -30,10 +31,23 @@ typedef enum pn_wstep_method {
     PN_WSTEP_ADMM = 2,  /* ADMM (14)-(18) */
 } pn_wstep_method;
 
+/* What a solve has done so far, for a progress callback. */
+typedef struct pn_progress {
+    int starts;            /* starting points begun */
+    int alternations;      /* p/w alternations, all starts together */
+    int newton_iterations; /* p-step Newton iterations, all together */
+} pn_progress;
+
+/* Called from inside pn_solver_solve (once per alternation and once per
+ * p-step Newton iteration, so a few times a second at least on large
+ * problems); a nonzero return stops the solve with PN_ERR_INTERRUPTED.
+ * It must not call the solver. */
+typedef int (*pn_progress_fn)(void *user, const pn_progress *progress);
+
 typedef struct pn_settings {
     double log2_lambda_w; /* style: lambda_w = 2^x                         (0) */
     double alpha;         /* group lasso share of the elastic net, [0, 1]  (0.8) */
-    double lambda_p;      /* spread penalty on q, >= 0                     (1e-4) */
+    double lambda_p;      /* spread penalty on q, [0, 1]                   (1e-4) */
     uint64_t seed;        /* seeds the random restarts                     (1) */
     int restarts;         /* extra random starts in a cold solve           (8) */
     int grow_seeds;       /* greedy growth from this many single rules    (8) */
@@ -49,6 +63,9 @@ typedef struct pn_settings {
     double admm_rho;   /* ADMM penalty; 0 = automatic (see wstep.h)     (0) */
     int admm_max_iter; /*                                               (20000) */
     double admm_tol;   /* ADMM primal/dual residual tolerance           (1e-12) */
+    int64_t max_memory;      /* bytes pn_solver_create may allocate (PN_DEFAULT_MAX_MEMORY) */
+    pn_progress_fn progress; /* NULL: none                                 (NULL) */
+    void *progress_user;
 } pn_settings;
 
 void pn_settings_default(pn_settings *settings);
@@ -86,6 +103,12 @@ typedef struct pn_info {
 } pn_info;
 
 typedef struct pn_solver pn_solver;
+
+/* Bytes pn_solver_create() would allocate for prob (an upper bound); it
+ * refuses with PN_ERR_LIMIT when that is over settings->max_memory. The
+ * dense p-step Hessian, 8 (m + 1)^2 bytes over the m cells of all rules,
+ * and the K' x K group table are what grow. */
+int64_t pn_solver_bytes(const pn_problem *prob);
 
 /* Allocates all memory the solver will ever need for this problem. The
  * problem must outlive the solver and stay unchanged (targets may change
