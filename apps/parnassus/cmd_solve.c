@@ -118,6 +118,9 @@ static int parse_request(int argc, char **argv, solve_request *req)
     if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P],
                      a.value[OPT_SEED], s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    if (pn_cli_check_output(command, "solution", req->solution) != PN_EXIT_OK ||
+        pn_cli_check_output(command, "plot-errors", req->plot_errors) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     return PN_EXIT_OK;
 }
 
@@ -280,6 +283,8 @@ static int run(const solve_request *req, const pn_cli_problem *lp)
     int rc = PN_EXIT_FAILURE;
     if (code != PN_OK) {
         fprintf(stderr, "parnassus solve: %s\n", err.message);
+    } else if (pn_cli_check_result(command, req->file, &info) != PN_EXIT_OK) {
+        /* reported; nothing is written */
     } else if (!st.norm || !st.error || !st.selected || (req->plot_errors && !st.baseline_error)) {
         fprintf(stderr, "parnassus solve: out of memory\n");
     } else if (!req->solution || write_solution(req->solution, prob, solver) == 0) {
