@@ -1,8 +1,10 @@
 /* libFuzzer target for the rule set reader (parse only).
  *
  * Any input must either fail with a parse error whose message names the
- * input, or give a rule set whose targets are a distribution per rule.
- * Anything else aborts, so the fuzzer reports it.
+ * input, or give a rule set whose targets are a distribution per rule, also
+ * after smoothing toward the back-off for every listed context (huge
+ * smoothing and counts once gave NaN there). Anything else aborts, so the
+ * fuzzer reports it.
  *
  * Parsing builds every feature's value table, which for a large space takes
  * up to seconds (the feature module allows 2^27 window combinations). To
@@ -16,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "parnassus/file.h"
 #include "parnassus/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,7 +51,8 @@ static int64_t radix(int lo, int hi)
  * when the input is not a JSON object (the reader rejects it quickly). */
 static int64_t space_size(const uint8_t *data, size_t size)
 {
-    json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+    const size_t bom = pn_file_bom_length((const char *)data, size); /* as the reader does */
+    json_t *root = json_loadb((const char *)data + bom, size - bom, JSON_REJECT_DUPLICATES, NULL);
     if (!json_is_object(root)) {
         json_decref(root);
         return 0;
@@ -80,6 +84,31 @@ static int64_t space_size(const uint8_t *data, size_t size)
     return n;
 }
 
+/* m entries, each finite and >= 0, summing to 1. */
+static void require_distribution(const double *target, int32_t m)
+{
+    double sum = 0;
+    for (int32_t c = 0; c < m; ++c) {
+        require(target[c] >= 0 && isfinite(target[c]));
+        sum += target[c];
+    }
+    require(fabs(sum - 1) <= PN_RULES_SUM_TOLERANCE);
+}
+
+/* The smoothed targets of every listed context of the rule's first level. */
+static void require_smoothed(const pn_rule *rule, int32_t m)
+{
+    if (!rule->context)
+        return;
+    double *out = malloc((size_t)m * sizeof *out);
+    require(out != NULL);
+    for (int32_t i = 0; i < rule->context->num_rows; ++i) {
+        pn_rule_targets_for_cell(rule, rule->context->cell[i], out);
+        require_distribution(out, m);
+    }
+    free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (space_size(data, size) > MAX_SONORITIES)
@@ -100,14 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require(rule->name && rule->name[0] != '\0');
         for (int32_t q = 0; q < r; ++q)
             require(strcmp(rs->rules[q].name, rule->name) != 0);
-        double sum = 0;
         int32_t m = pn_feature_table_size(rule->table);
         require(m >= 1);
-        for (int32_t c = 0; c < m; ++c) {
-            require(rule->target[c] >= 0 && isfinite(rule->target[c]));
-            sum += rule->target[c];
-        }
-        require(fabs(sum - 1) <= PN_RULES_SUM_TOLERANCE);
+        require_distribution(rule->target, m);
+        require_smoothed(rule, m);
     }
     pn_rule_set_free(rs);
     return 0;

@@ -242,7 +242,7 @@ check "solution: --json output intact" validate_solve 2 0 0.8 0.0001 1
 check "solution: full and grouped forms agree" cmp -s "$TMP/full.sol" "$TMP/grouped.sol"
 run_pn 0 "solve --solution (three rules)" solve "$THREE" --solution "$TMP/three.sol"
 check "solution (three rules): format" check_solution "$TMP/three.sol" 4 6
-run_pn 1 "solve --solution into a missing directory" solve "$FULL" --solution "$TMP/no/dir.sol"
+run_pn 2 "solve --solution into a missing directory" solve "$FULL" --solution "$TMP/no/dir.sol"
 check "unwritable solution: named" has "$ERR" "$TMP/no/dir.sol"
 
 # --- path ---------------------------------------------------------------------
@@ -275,8 +275,8 @@ d = json.load(sys.stdin)
 assert d["alpha"] == 0.7 and d["lambda_p"] == 0 and d["seed"] == 3' <"$OUT"
 check "path --csv (grouped)" check_csv "$TMP/grouped.csv" 2
 check "path --plot svg" check_image "$TMP/grouped.svg"
-run_pn 1 "path --csv into a missing directory" path "$FULL" --csv "$TMP/no/dir.csv"
-run_pn 1 "path --plot into a missing directory" path "$FULL" --plot "$TMP/no/dir.png"
+run_pn 2 "path --csv into a missing directory" path "$FULL" --csv "$TMP/no/dir.csv"
+run_pn 2 "path --plot into a missing directory" path "$FULL" --plot "$TMP/no/dir.png"
 check "unwritable plot: named" has "$ERR" "$TMP/no/dir.png"
 
 # names that are not UTF-8: escaped in JSON, replaced in plots

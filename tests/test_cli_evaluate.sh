@@ -388,10 +388,10 @@ bad_input evaluate "training from MIDI" "fifths.mid: a training set is a chorale
 printf '{"valid": []}' >"$TMP/notrain.json"
 bad_input evaluate "training without train split" "notrain.json: no \"train\" split" "$CHORALES" \
     --training "$TMP/notrain.json"
-run_pn 1 "save unwritable" evaluate "$CHORALES" --reference none --save "$TMP/no/dir/s.json"
-check "save unwritable: names it" has "$ERR" "$TMP/no/dir/s.json: cannot open"
+run_pn 2 "save unwritable" evaluate "$CHORALES" --reference none --save "$TMP/no/dir/s.json"
+check "save unwritable: names it" has "$ERR" "--save $TMP/no/dir/s.json: cannot write"
 check "save unwritable: nothing on stdout" test ! -s "$OUT"
-run_pn 1 "plot unwritable" evaluate "$CHORALES" --reference none --plot "$TMP/no/dir/p.png"
+run_pn 2 "plot unwritable" evaluate "$CHORALES" --reference none --plot "$TMP/no/dir/p.png"
 check "plot unwritable: names it" has "$ERR" "$TMP/no/dir/p.png"
 
 usage_error baseline "baseline: no corpus" -o "$TMP/x.mid"
@@ -411,7 +411,7 @@ bad_input baseline "baseline: missing corpus" "$TMP/nope.json" "$TMP/nope.json" 
 bad_input baseline "baseline: no piece of the mode" "no piece left to learn from" "$CHORALES" \
     --split valid --mode major -o "$TMP/x.mid"
 check "baseline: no file written" test ! -e "$TMP/x.mid"
-run_pn 1 "baseline: unwritable" baseline "$CHORALES" --mode any -o "$TMP/no/dir/b.mid"
+run_pn 2 "baseline: unwritable" baseline "$CHORALES" --mode any -o "$TMP/no/dir/b.mid"
 check "baseline: unwritable: names it" has "$ERR" "$TMP/no/dir/b.mid: cannot write"
 
 cli_finish

@@ -213,7 +213,7 @@ check "--plot-errors on an instance file" check_image "$TMP/inst.png"
 bad_input "--plot-errors: unknown format" "must end in .png or .svg" \
     solve "$PLAIN" --plot-errors "$TMP/errors.pdf"
 check "--plot-errors: nothing written" test ! -e "$TMP/errors.pdf"
-run_pn 1 "--plot-errors into a missing directory" solve "$PLAIN" --plot-errors "$TMP/no/dir.png"
+run_pn 2 "--plot-errors into a missing directory" solve "$PLAIN" --plot-errors "$TMP/no/dir.png"
 check "--plot-errors unwritable: named" has "$ERR" "$TMP/no/dir.png"
 
 # --- analyze ----------------------------------------------------------------------

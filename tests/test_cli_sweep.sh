@@ -306,12 +306,12 @@ EOF
 bad_input "a space too large" "huge.json: rule set huge, alpha 1, seed 1: setup:" \
     "$TMP/huge.json" --knob alpha --from 1 --to 1 --points 1 --steps 3
 
-# --- an output file that cannot be written: status 1, nothing printed ---
-run_pn 1 "unwritable CSV" sweep "$RULES" --knob alpha --from 1 --to 1 --points 1 --steps 5 \
+# --- an output file that cannot be written: found before the sweep, status 2 ---
+run_pn 2 "unwritable CSV" sweep "$RULES" --knob alpha --from 1 --to 1 --points 1 --steps 5 \
     --csv "$TMP/no/such/dir.csv"
-check "unwritable CSV: message" has "$ERR" "$TMP/no/such/dir.csv: cannot open"
+check "unwritable CSV: message" has "$ERR" "--csv $TMP/no/such/dir.csv: cannot write"
 check "unwritable CSV: nothing on stdout" test ! -s "$OUT"
-run_pn 1 "unwritable plot" sweep "$RULES" --knob alpha --from 1 --to 1 --points 1 --steps 5 \
+run_pn 2 "unwritable plot" sweep "$RULES" --knob alpha --from 1 --to 1 --points 1 --steps 5 \
     --plot "$TMP/no/such/dir.png" --json
 check "unwritable plot: nothing on stdout" test ! -s "$OUT"
 check "unwritable plot: no file" test ! -e "$TMP/no/such/dir.png"

@@ -147,6 +147,14 @@ static void test_read_malformed(void **state)
              ": train[1][0][0]: ", "pitch 140 out of range 0..127", (const char *)NULL);
     read_bad("syntax-error.json", NULL, PN_ERR_PARSE, ": line 3 column ", (const char *)NULL);
     read_bad("no-such-file.json", NULL, PN_ERR_IO, (const char *)NULL);
+    /* a directory is named as one; an endless stream stops at the limit */
+    pn_corpus *c = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_corpus_read_chorales(".", NULL, &c, &info), PN_ERR_IO);
+    assert_string_equal(info.message, ".: is a directory");
+    assert_int_equal(pn_corpus_read_chorales("/dev/zero", NULL, &c, &info), PN_ERR_PARSE);
+    assert_null(c);
+    assert_string_equal(info.message, "/dev/zero: larger than the limit of 64 MiB");
 }
 
 static void test_parse_memory(void **state)
@@ -171,11 +179,23 @@ static void test_parse_memory(void **state)
               "train[0][0][3]: expected an integer MIDI "
               "pitch or -1, got a string");
     parse_bad("{\"train\": [[[1,2,3,null]]]}", NULL, "got null");
-    parse_bad("{\"train\": [[[1,2,3,60.0]]]}", NULL, "got 60");
+    /* a real is shown as written, not as the integer it equals */
+    parse_bad("{\"train\": [[[1,2,3,60.0]]]}", NULL,
+              "train[0][0][3]: expected an integer MIDI "
+              "pitch or -1, got 60.0");
+    parse_bad("{\"train\": [[[1,2,3,6e1]]]}", NULL, "got 60.0");
+    parse_bad("{\"train\": [[[1,2,3,72.5e-1]]]}", NULL, "got 7.25");
     parse_bad("{\"train\": [[[1,2,3,-2]]]}", NULL, "pitch -2 out of range");
     parse_bad("{\"train\": [[[1,2,3,4,5]]]}", NULL, "step has 5 voices, expected 4");
     parse_bad("{\"train\": [[[1,2,3,99999999999999999999]]]}", NULL, "line 1");
     parse_bad("{}", "train", "the file has: nothing");
+
+    /* a UTF-8 byte order mark is skipped */
+    assert_int_equal(parse_text("\xEF\xBB\xBF{\"train\": [[[72,64,55,48]]]}", NULL, &c, &info),
+                     PN_OK);
+    assert_int_equal(c->num_pieces, 1);
+    assert_int_equal(c->pieces[0].pitch[0], 72);
+    pn_corpus_free(c);
 
     /* Arguments. */
     c = (pn_corpus *)&c;

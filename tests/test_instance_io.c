@@ -449,7 +449,8 @@ static void test_integer_overflow(void **state)
 {
     (void)state;
     expect_error("parnassus-grouped 1\nn 9223372036854775808\n", 2,
-                 "n \"9223372036854775808\" is out of range");
+                 "n \"9223372036854775808\" is out of range "
+                 "[-9223372036854775808, 9223372036854775807]");
     expect_error("parnassus-grouped 1\nn -99999999999999999999\n", 2, "is out of range");
     expect_error("parnassus-grouped 1\nn 9223372036854775807\nrules 4294967297\n", 3,
                  "too many rules: 4294967297");
@@ -497,11 +498,35 @@ static void test_cell_index_out_of_range_grouped(void **state)
                  9, "cell index -3 out of range [0, 2) for rule \"parity\"");
 }
 
-static void test_negative_target(void **state)
+static void test_target_out_of_range(void **state)
 {
     (void)state;
     expect_error("parnassus-grouped 1\nn 1\nrules 1\nrule r 2\ntarget -0.5 1.5\n", 5,
-                 "rule \"r\": target b_0 is negative (\"-0.5\")");
+                 "rule \"r\": target b_0 \"-0.5\" is out of range [0, 1]");
+    expect_error("parnassus-grouped 1\nn 1\nrules 1\nrule r 2\ntarget 0 1e308\n", 5,
+                 "rule \"r\": target b_1 \"1e308\" is out of range [0, 1]");
+    /* above 1 within the sum's tolerance is rounding, and accepted */
+    pn_problem_free(parse_ok("parnassus-grouped 1\nn 1\nrules 1\nrule r 1\ntarget 1.0000005\n"
+                             "groups 1\n1 0\n",
+                             PN_FORM_GROUPED));
+}
+
+/* A UTF-8 byte order mark is skipped; line numbers stay those of the file. */
+static void test_byte_order_mark(void **state)
+{
+    (void)state;
+    char text[512];
+    snprintf(text, sizeof text, "\xEF\xBB\xBF%s", GROUPED_EXAMPLE);
+    pn_problem *marked = parse_ok(text, PN_FORM_GROUPED);
+    pn_problem *plain = parse_ok(GROUPED_EXAMPLE, PN_FORM_GROUPED);
+    assert_same_problem(marked, plain, 1);
+    pn_problem_free(marked);
+    pn_problem_free(plain);
+    expect_error("\xEF\xBB\xBFparnassus-grouped 1\nn 0\n", 2, "n must be >= 1 (got 0)");
+    /* a mark anywhere else is not white space */
+    expect_error("\xEF\xBB\xBF\xEF\xBB\xBFparnassus-grouped 1\n", 1,
+                 "expected header \"parnassus-instance 1\" or \"parnassus-grouped 1\", found "
+                 "\"\\xef\\xbb\\xbfparnassus-grouped\"");
 }
 
 static void test_non_finite_target(void **state)
@@ -936,7 +961,18 @@ static void test_read_directory(void **state)
     pn_error_info info = {PN_OK, ""};
     assert_int_equal(pn_instance_read(".", &prob, NULL, &info), PN_ERR_IO);
     assert_null(prob);
-    assert_non_null(strstr(info.message, ".: "));
+    assert_string_equal(info.message, ".: is a directory");
+}
+
+/* An endless stream stops at the 64 MiB limit instead of being read whole. */
+static void test_read_endless(void **state)
+{
+    (void)state;
+    pn_problem *prob = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_instance_read("/dev/zero", &prob, NULL, &info), PN_ERR_PARSE);
+    assert_null(prob);
+    assert_string_equal(info.message, "/dev/zero: larger than the limit of 64 MiB");
 }
 
 /* pn_file_read: the whole file, NUL-terminated; errors name the file. */
@@ -962,7 +998,24 @@ static void test_file_read(void **state)
     /* too large for the limit */
     assert_int_equal(pn_file_read(path, 1000, &data, &size, &info), PN_ERR_PARSE);
     assert_null(data);
-    assert_non_null(strstr(info.message, path));
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s: larger than the limit of 1000 bytes", path);
+    assert_string_equal(info.message, expected);
+    /* exactly at the limit, and one byte under it */
+    assert_int_equal(pn_file_read(path, sizeof big, &data, &size, &info), PN_OK);
+    assert_int_equal(size, sizeof big);
+    free(data);
+    assert_int_equal(pn_file_read(path, sizeof big - 1, &data, &size, &info), PN_ERR_PARSE);
+    assert_null(data);
+    /* a stream with no size: read up to the limit only */
+    assert_int_equal(pn_file_read("/dev/zero", 3 << 20, &data, &size, &info), PN_ERR_PARSE);
+    assert_null(data);
+    assert_string_equal(info.message, "/dev/zero: larger than the limit of 3 MiB");
+    /* the byte order mark */
+    assert_int_equal(pn_file_bom_length("\xEF\xBB\xBF{}", 5), 3);
+    assert_int_equal(pn_file_bom_length("\xEF\xBB\xBF", 2), 0);
+    assert_int_equal(pn_file_bom_length("{}", 2), 0);
+    assert_int_equal(pn_file_bom_length(NULL, 0), 0);
     remove(path);
     /* missing */
     assert_int_equal(pn_file_read(path, 0, &data, &size, &info), PN_ERR_IO);
@@ -998,7 +1051,8 @@ int main(void)
         cmocka_unit_test(test_number_too_long),
         cmocka_unit_test(test_cell_index_out_of_range_full),
         cmocka_unit_test(test_cell_index_out_of_range_grouped),
-        cmocka_unit_test(test_negative_target),
+        cmocka_unit_test(test_target_out_of_range),
+        cmocka_unit_test(test_byte_order_mark),
         cmocka_unit_test(test_non_finite_target),
         cmocka_unit_test(test_targets_do_not_sum_to_one),
         cmocka_unit_test(test_n_not_positive),
@@ -1025,6 +1079,7 @@ int main(void)
         cmocka_unit_test(test_read_reports_path_and_line),
         cmocka_unit_test(test_read_missing_file),
         cmocka_unit_test(test_read_directory),
+        cmocka_unit_test(test_read_endless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,8 +198,8 @@ static void test_write_round_trip(void **state)
     up->target[cell_of(up->table, "61")] = 1e-300;
     up->target[cell_of(up->table, "63")] = 2.0 / 3.0 - 1e-300;
     up->target[cell_of(up->table, "R")] = 4.9406564584124654e-324; /* the least subnormal */
-    /* the row of "64" */
-    up->context->count[1] = 1e300 / 7.0;
+    /* the row of "64": 17 digits, within the format's bound 1e12 */
+    up->context->count[1] = 1e11 / 7.0;
 
     pn_rule_set *back = round_trip(rs);
     assert_same_set(rs, back);
@@ -268,6 +268,15 @@ static void test_write_errors(void **state)
     rs->rules[0].context->count[0] = NAN;
     assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "rules[0]: a context count"));
+    /* what the reader would refuse is not written: counts and smoothing
+     * above 1e12 */
+    rs->rules[0].context->count[0] = 1e300 / 7.0;
+    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_non_null(strstr(info.message, "rules[0]: a context count is not a number in [0, 1e12]"));
+    rs->rules[0].context->count[0] = 1.0;
+    rs->rules[0].context->smoothing = 2e12;
+    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_non_null(strstr(info.message, "rules[0]: the smoothing is not a number in [0, 1e12]"));
     assert_int_equal(ftell(f), 0);
     fclose(f);
     pn_rule_set_free(rs);

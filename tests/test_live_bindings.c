@@ -564,37 +564,51 @@ static void test_round_trip(void **state)
     assert_int_equal(loaded.count, 0);
 }
 
+/* The four bindings of the hand-written file below. */
+static void check_hand_written(const pnl_bindings *b)
+{
+    assert_int_equal(b->count, 4);
+    assert_int_equal(b->binding[0].kind, PNL_SOURCE_CC);
+    assert_int_equal(b->binding[0].channel, 15);
+    assert_int_equal(b->binding[0].number, 0);
+    assert_string_equal(b->binding[0].target, "alpha");
+    assert_int_equal(b->binding[1].kind, PNL_SOURCE_NOTE);
+    assert_int_equal(b->binding[1].channel, -1);
+    assert_int_equal(b->binding[1].number, 127);
+    assert_int_equal(b->binding[2].kind, PNL_SOURCE_PITCH_BEND);
+    assert_int_equal(b->binding[2].channel, 0);
+    assert_int_equal(b->binding[2].number, 0);
+    assert_int_equal(b->binding[3].channel, -1);
+    assert_string_equal(b->binding[3].target, "division");
+}
+
+#define HAND_WRITTEN                                                                               \
+    "{\"bindings\": [\n"                                                                           \
+    "  {\"target\": \"alpha\", \"source\": \"cc\", \"channel\": 16, \"number\": 0},\n"             \
+    "  {\"source\": \"note\", \"channel\": \"any\", \"number\": 127, "                             \
+    "\"target\": \"preset_next\"},\n"                                                              \
+    "  {\"source\": \"pitch_bend\", \"channel\": 1, \"target\": \"alpha\"},\n"                     \
+    "  {\"source\": \"cc\", \"channel\": \"any\", \"number\": 0, \"target\": "                     \
+    "\"division\"}\n"                                                                              \
+    "], \"format\": \"parnassus-live-map/1\"}\n"
+
 static void test_hand_written_file(void **state)
 {
     (void)state;
     char path[PATH_SIZE];
     tmp_path(path, "hand.json");
-    write_text(path,
-               "{\"bindings\": [\n"
-               "  {\"target\": \"alpha\", \"source\": \"cc\", \"channel\": 16, \"number\": 0},\n"
-               "  {\"source\": \"note\", \"channel\": \"any\", \"number\": 127, "
-               "\"target\": \"preset_next\"},\n"
-               "  {\"source\": \"pitch_bend\", \"channel\": 1, \"target\": \"alpha\"},\n"
-               "  {\"source\": \"cc\", \"channel\": \"any\", \"number\": 0, \"target\": "
-               "\"division\"}\n"
-               "], \"format\": \"parnassus-live-map/1\"}\n");
+    write_text(path, HAND_WRITTEN);
     pnl_bindings b;
     pnl_bindings_init(&b);
     pn_error_info info = {PN_OK, ""};
     assert_int_equal(pnl_bindings_load(&b, path, &info), PN_OK);
-    assert_int_equal(b.count, 4);
-    assert_int_equal(b.binding[0].kind, PNL_SOURCE_CC);
-    assert_int_equal(b.binding[0].channel, 15);
-    assert_int_equal(b.binding[0].number, 0);
-    assert_string_equal(b.binding[0].target, "alpha");
-    assert_int_equal(b.binding[1].kind, PNL_SOURCE_NOTE);
-    assert_int_equal(b.binding[1].channel, -1);
-    assert_int_equal(b.binding[1].number, 127);
-    assert_int_equal(b.binding[2].kind, PNL_SOURCE_PITCH_BEND);
-    assert_int_equal(b.binding[2].channel, 0);
-    assert_int_equal(b.binding[2].number, 0);
-    assert_int_equal(b.binding[3].channel, -1);
-    assert_string_equal(b.binding[3].target, "division");
+    check_hand_written(&b);
+    /* the same after a UTF-8 byte order mark, which some editors write */
+    tmp_path(path, "hand-bom.json");
+    write_text(path, "\xEF\xBB\xBF" HAND_WRITTEN);
+    pnl_bindings_init(&b);
+    assert_int_equal(pnl_bindings_load(&b, path, &info), PN_OK);
+    check_hand_written(&b);
 }
 
 typedef struct bad_file {
@@ -636,6 +650,9 @@ static const bad_file BAD_FILES[] = {
     {"channel-real.json",
      ONE_BINDING("\"source\": \"note\", \"channel\": 1.5, \"number\": 1, \"target\": \"a\""),
      "bindings[0].channel: must be 1..16 or \"any\", got 1.5"},
+    {"channel-whole-real.json",
+     ONE_BINDING("\"source\": \"note\", \"channel\": 2.0, \"number\": 1, \"target\": \"a\""),
+     "bindings[0].channel: must be 1..16 or \"any\", got 2.0"},
     {"no-channel.json", ONE_BINDING("\"source\": \"note\", \"number\": 1, \"target\": \"a\""),
      "bindings[0].channel: missing (1..16 or \"any\")"},
     {"note128.json",

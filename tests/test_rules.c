@@ -1,5 +1,7 @@
 /* Tests of the rule set reader and the problem builder
  * (docs/rule-format.md). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -569,7 +571,12 @@ static void test_refinements(void **state)
               PN_ERR_PARSE, "rules[0].refinements[0].contexts[\"(70,48)\"]", "never takes the value");
     rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
               "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":-1}]}",
-              PN_ERR_PARSE, "rules[0].refinements[0].smoothing", "finite number >= 0");
+              PN_ERR_PARSE, "rules[0].refinements[0].smoothing",
+              "must be a number in [0, 1e+12], got -1");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+              "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":1e308}]}",
+              PN_ERR_PARSE, "rules[0].refinements[0].smoothing",
+              "must be a number in [0, 1e+12], got 1e+308");
 }
 
 /* The set's lambda_p: read, checked, absent as 0. */
@@ -593,6 +600,107 @@ static void test_lambda_p(void **state)
     parse_bad("{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"lambda_p\":\"small\","
               "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}",
               PN_ERR_PARSE, "lambda_p", "expected a number", (const char *)NULL);
+    parse_bad("{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"lambda_p\":1e308,"
+              "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}",
+              PN_ERR_PARSE, "lambda_p: must be a number in (0, 1], got 1e+308", (const char *)NULL);
+    /* a real is shown as the file writes it, not as an integer */
+    parse_bad("{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"lambda_p\":2.0,"
+              "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}",
+              PN_ERR_PARSE, "lambda_p: must be a number in (0, 1], got 2.0", (const char *)NULL);
+    parse_bad("{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"space\":{\"voices\":4.0},"
+              "\"rules\":[{\"name\":\"a\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}",
+              PN_ERR_PARSE, "space.voices: expected an integer, got 4.0", (const char *)NULL);
+}
+
+/* Smoothing and counts: 1e308 was read, and smoothing toward the back-off
+ * then gave NaN targets (inf / inf). Both are bounded by 1e12; at the
+ * bounds every smoothed target is still a distribution. */
+static void test_smoothing_bounds(void **state)
+{
+    (void)state;
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\",\"smoothing\":1e308,"
+              "\"targets\":{\"48\":1}}",
+              PN_ERR_PARSE, "rules[0].smoothing: ", "must be a number in [0, 1e+12], got 1e+308");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\",\"targets\":{\"48\":1},"
+              "\"contexts\":{\"48\":{\"count\":1e308,\"targets\":{\"50\":1}}}}",
+              PN_ERR_PARSE,
+              "rules[0].contexts[\"48\"].count: ", "must be a number in [0, 1e+12], got 1e+308");
+    rules_bad("{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\",\"targets\":{\"48\":1},"
+              "\"contexts\":{\"48\":{\"count\":1000000000001,\"targets\":{\"50\":1}}}}",
+              PN_ERR_PARSE, "rules[0].contexts[\"48\"].count: ",
+              "must be a number in [0, 1e+12], got 1000000000001");
+    char text[2048];
+    with_rules(text, sizeof text,
+               "{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\",\"smoothing\":1e12,"
+               "\"targets\":{\"48\":1},"
+               "\"contexts\":{\"48\":{\"count\":1e12,\"targets\":{\"50\":1}}},"
+               "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":1e12,"
+               "\"contexts\":{\"(60,48)\":{\"count\":1e12,\"targets\":{\"52\":1}}}}]}");
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const pn_rule *r = &rs->rules[0];
+    double b[8];
+    const int previous[2] = {60, 48};
+    targets_after(rs, previous, b);
+    /* level 1: half the back-off, half the row; the refinement halves that */
+    assert_true(fabs(b[cell_of(r->table, "48")] - 0.25) < 1e-15);
+    assert_true(fabs(b[cell_of(r->table, "50")] - 0.25) < 1e-15);
+    assert_true(fabs(b[cell_of(r->table, "52")] - 0.5) < 1e-15);
+    double sum = 0.0;
+    for (int32_t c = 0; c < pn_feature_table_size(r->table); ++c) {
+        assert_true(isfinite(b[c]));
+        sum += b[c];
+    }
+    assert_true(fabs(sum - 1.0) < 1e-12);
+    pn_rule_set_free(rs);
+}
+
+/* A UTF-8 byte order mark before the JSON is skipped, in memory and in a
+ * file; the set is the same as without it. */
+static void test_byte_order_mark(void **state)
+{
+    (void)state;
+    char text[2048], marked[2100];
+    with_rules(text, sizeof text, "{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"62\":1}}");
+    snprintf(marked, sizeof marked, "\xEF\xBB\xBF%s", text);
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rules_parse("bom.json", marked, strlen(marked), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_int_equal(rs->num_rules, 1);
+    assert_string_equal(rs->rules[0].name, "a");
+    pn_rule_set_free(rs);
+
+    char path[] = "/tmp/pn-rules-bom-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    fputs(marked, f);
+    fclose(f);
+    rs = NULL;
+    if (pn_rules_read(path, &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_int_equal(rs->num_rules, 1);
+    pn_rule_set_free(rs);
+    remove(path);
+    /* only the mark is skipped: the rest must still be JSON */
+    parse_bad("\xEF\xBB\xBF\xEF\xBB\xBF{}", PN_ERR_PARSE, "line 1", (const char *)NULL);
+}
+
+/* The reader stops at the size limit and names a directory. */
+static void test_read_limits(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = (pn_rule_set *)&rs;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_rules_read("/dev/zero", &rs, &info), PN_ERR_PARSE);
+    assert_null(rs);
+    assert_string_equal(info.message, "/dev/zero: larger than the limit of 64 MiB");
+    assert_int_equal(pn_rules_read(".", &rs, &info), PN_ERR_IO);
+    assert_string_equal(info.message, ".: is a directory");
 }
 
 /* Smoothing 0 uses a listed row as written; a context seen 0 times with
@@ -642,7 +750,8 @@ static void test_context_errors(void **state)
     CTX_BAD("\"contexts\":{}", "rules[0].contexts: ", "only a rule with a \"context\"");
     CTX_BAD("\"context\":3", "rules[0].context: ", "expected a feature text, got 3");
     CTX_BAD("\"context\":\"w(3)\"", "rules[0].context: ", "w(3)");
-    CTX_BAD("\"context\":\"w(2)\",\"smoothing\":-1", "rules[0].smoothing: ", "must be a finite");
+    CTX_BAD("\"context\":\"w(2)\",\"smoothing\":-1",
+            "rules[0].smoothing: ", "must be a number in [0, 1e+12], got -1");
     CTX_BAD("\"context\":\"w(2)\",\"smoothing\":\"x\"", "rules[0].smoothing: ",
             "expected a number");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":[]", "rules[0].contexts: ",
@@ -659,7 +768,7 @@ static void test_context_errors(void **state)
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":1},\"n\":1}}",
             "rules[0].contexts[\"48\"]: ", "unknown field \"n\"");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"count\":-2,\"targets\":{\"48\":1}}}",
-            "rules[0].contexts[\"48\"].count: ", "must be a finite number >= 0");
+            "rules[0].contexts[\"48\"].count: ", "must be a number in [0, 1e+12], got -2");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":0.5}}}",
             "rules[0].contexts[\"48\"].targets: ", "probabilities sum to 0.5");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"61\":1}}}",
@@ -704,6 +813,9 @@ int main(void)
         cmocka_unit_test(test_context_file),
         cmocka_unit_test(test_refinements),
         cmocka_unit_test(test_lambda_p),
+        cmocka_unit_test(test_smoothing_bounds),
+        cmocka_unit_test(test_byte_order_mark),
+        cmocka_unit_test(test_read_limits),
         cmocka_unit_test(test_context_smoothing_edges),
         cmocka_unit_test(test_context_errors),
         cmocka_unit_test(test_targets_optional),

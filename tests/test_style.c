@@ -739,6 +739,10 @@ static void test_file_errors(void **state)
     parse_bad("{" FMT ", \"pieces\": -1}", "pieces: must be 0..2^50, got -1");
     parse_bad("{" FMT ", \"sonorities\": 1.5}",
               "sonorities: expected a whole number >= 0, got 1.5");
+    parse_bad("{" FMT ", \"sonorities\": 3.0}",
+              "sonorities: expected a whole number >= 0, got 3.0");
+    parse_bad("{" FMT ", \"sonorities\": 1e308}",
+              "sonorities: expected a whole number >= 0, got 1e+308");
     parse_bad("{" FMT ", \"distributions\": []}",
               "distributions: expected an object, got an array");
     parse_bad("{" FMT ", \"distributions\": {\"chords\": {}}}",
@@ -775,6 +779,14 @@ static void test_file_errors(void **state)
     assert_int_equal(pn_style_read("/nonexistent/style.json", &f, &info), PN_ERR_IO);
     assert_null(f);
     assert_non_null(strstr(info.message, "/nonexistent/style.json"));
+    assert_int_equal(pn_style_read("/dev/zero", &f, &info), PN_ERR_PARSE);
+    assert_string_equal(info.message, "/dev/zero: larger than the limit of 64 MiB");
+
+    /* a UTF-8 byte order mark is skipped */
+    static const char marked[] = "\xEF\xBB\xBF{" FMT ", \"sonorities\": 7}";
+    assert_int_equal(pn_style_parse("bom.json", marked, strlen(marked), &f, &info), PN_OK);
+    assert_int_equal(f->stats.sonorities, 7);
+    pn_style_file_free(f);
 }
 
 int main(void)

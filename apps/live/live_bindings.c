@@ -361,8 +361,8 @@ static void describe(const json_t *v, char *buf, size_t size)
     case JSON_INTEGER:
         snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
         break;
-    case JSON_REAL:
-        snprintf(buf, size, "%g", json_real_value(v));
+    case JSON_REAL: /* as written: 1.0 is not the integer 1 */
+        pn_format_real(json_real_value(v), 1, buf, size);
         break;
     case JSON_TRUE:
         snprintf(buf, size, "true");
@@ -598,11 +598,12 @@ pn_error pnl_bindings_parse(pnl_bindings *b, const char *name, const char *text,
     if (!b || !name || (!text && len))
         return pn_fail(info, PN_ERR_INVALID, "pnl_bindings_parse: NULL argument");
     if (len > MAP_FILE_MAX_BYTES)
-        return pn_fail(info, PN_ERR_PARSE, "%.200s: larger than %d bytes", name,
-                       (int)MAP_FILE_MAX_BYTES);
+        return pn_fail(info, PN_ERR_PARSE, "%.200s: larger than the limit of %d MiB", name,
+                       (int)(MAP_FILE_MAX_BYTES >> 20));
     const map_reader rd = {name, info};
+    const size_t bom = pn_file_bom_length(text, len);
     json_error_t je;
-    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(text ? text + bom : "", len - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return decode_failure(&rd, &je);
     pnl_bindings *table = calloc(1, sizeof *table);

@@ -17,9 +17,6 @@
  * 4-byte variable-length quantity of the file format. */
 enum { MAX_TICKS = 0x0FFFFFFF };
 
-/* Largest file the reader loads (libsmf takes an int length). */
-enum { MAX_FILE_BYTES = 64 * 1024 * 1024 };
-
 struct pn_midi_writer {
     pn_midi_writer_settings s;
     int num_steps;
@@ -635,8 +632,9 @@ pn_error pn_midi_read_voices_mem(const char *name, const void *data, size_t size
     if (k < 1 || k > PN_MIDI_MAX_VOICES)
         return pn_fail(info, PN_ERR_INVALID, "%s: number of voices %d not in 1..%d", name, k,
                        PN_MIDI_MAX_VOICES);
-    if (size > MAX_FILE_BYTES)
-        return pn_fail(info, PN_ERR_PARSE, "%s: file larger than %d bytes", name, MAX_FILE_BYTES);
+    if (size > PN_FILE_MAX_BYTES) /* also keeps it within libsmf's int length */
+        return pn_fail(info, PN_ERR_PARSE, "%s: larger than the limit of %zu MiB", name,
+                       PN_FILE_MAX_BYTES >> 20);
     pn_error err = pn_midi_check_file(name, data, size, info);
     if (err != PN_OK)
         return err;
@@ -659,7 +657,7 @@ pn_error pn_midi_read_voices(const char *path, int k, int grid_ticks, int **step
     *num_steps = 0;
     char *buf = NULL;
     size_t len = 0;
-    pn_error err = pn_file_read(path, MAX_FILE_BYTES, &buf, &len, info);
+    pn_error err = pn_file_read(path, PN_FILE_MAX_BYTES, &buf, &len, info);
     if (err != PN_OK)
         return err;
     err = pn_midi_read_voices_mem(path, buf, len, k, grid_ticks, steps, num_steps, meta, info);

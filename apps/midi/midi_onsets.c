@@ -9,8 +9,6 @@
 #include "midi_check.h"
 #include "parnassus/file.h"
 
-enum { MAX_FILE_BYTES = 64 * 1024 * 1024 };
-
 typedef struct note_event {
     int time;
     int seq;          /* order in the file, for events at the same tick */
@@ -280,8 +278,9 @@ pn_error pn_midi_read_onsets_mem(const char *name, const void *data, size_t size
     if (!out || (!data && size))
         return pn_fail(info, PN_ERR_INVALID, "%s: NULL argument", name);
     *out = NULL;
-    if (size > MAX_FILE_BYTES)
-        return pn_fail(info, PN_ERR_PARSE, "%s: file larger than %d bytes", name, MAX_FILE_BYTES);
+    if (size > PN_FILE_MAX_BYTES)
+        return pn_fail(info, PN_ERR_PARSE, "%s: larger than the limit of %zu MiB", name,
+                       PN_FILE_MAX_BYTES >> 20);
     pn_error err = pn_midi_check_file(name, data, size, info);
     if (err != PN_OK)
         return err;
@@ -308,7 +307,7 @@ pn_error pn_midi_read_onsets(const char *path, pn_midi_onsets **out, pn_error_in
     *out = NULL;
     char *buf = NULL;
     size_t len = 0;
-    pn_error err = pn_file_read(path, MAX_FILE_BYTES, &buf, &len, info);
+    pn_error err = pn_file_read(path, PN_FILE_MAX_BYTES, &buf, &len, info);
     if (err != PN_OK)
         return err;
     err = pn_midi_read_onsets_mem(path, buf, len, out, info);

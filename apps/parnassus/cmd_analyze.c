@@ -172,7 +172,7 @@ static int parse_request(int argc, char **argv, analyze_request *req)
             return pn_cli_usage_error(command, "--sort: '%s' is not 'file', 'error' or 'weight'",
                                       v);
     }
-    return PN_EXIT_OK;
+    return pn_cli_check_output(command, "plot-errors", req->plot_errors);
 }
 
 /* Everything the analysis computes. */

@@ -179,7 +179,7 @@ static int parse_request(int argc, char **argv, baseline_request *req)
     req->output = a.value[OPT_OUTPUT];
     if (!req->output || req->output[0] == '\0')
         return pn_cli_usage_error(command, "missing -o OUT.mid");
-    return PN_EXIT_OK;
+    return pn_cli_check_output(command, "output", req->output);
 }
 
 static int status_of(pn_error code)

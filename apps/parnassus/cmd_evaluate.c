@@ -142,6 +142,9 @@ static int parse_request(int argc, char **argv, evaluate_request *req)
     for (int i = 0; i < a.num_args; ++i)
         req->inputs[i] = a.arg[i];
     req->num_inputs = a.num_args;
+    if (pn_cli_check_output(command, "plot", req->plot) != PN_EXIT_OK ||
+        pn_cli_check_output(command, "save", req->save) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     return PN_EXIT_OK;
 }
 

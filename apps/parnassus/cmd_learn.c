@@ -11,6 +11,7 @@
 #include "corpus_load.h"
 #include "default_features.h"
 #include "options.h"
+#include "parnassus/file.h"
 #include "parnassus/learn.h"
 #include "parnassus/rules.h"
 
@@ -207,7 +208,7 @@ static int parse_request(int argc, char **argv, learn_request *req)
     req->corpus = a.arg[0];
     if (!req->output)
         return pn_cli_usage_error(command, "missing -o RULES.json (where to write the rule set)");
-    return PN_EXIT_OK;
+    return pn_cli_check_output(command, "output", req->output);
 }
 
 /* An exit status for an engine error: bad input or a failure. */
@@ -247,6 +248,21 @@ static int append_added(json_t *root, json_t *added)
     return json_array_extend(mine, constraints) != 0 ? -1 : 0;
 }
 
+/* A JSON file read as the rule set reader reads it (its size limit, a
+ * byte order mark skipped), or NULL. */
+static json_t *load_json(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (pn_file_read(path, 0, &text, &len, NULL) != PN_OK)
+        return NULL;
+    const size_t bom = pn_file_bom_length(text, len);
+    json_error_t je;
+    json_t *root = json_loadb(text + bom, len - bom, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    return root;
+}
+
 /* The features' JSON with its space replaced by --ranges ({"ranges":
  * [[lo, hi], ...]}, one per voice; every learned rule's targets and listed
  * contexts dropped: learning replaces them, and they may name values
@@ -257,9 +273,9 @@ static char *features_text(const learn_request *req, int num_voices)
 {
     json_error_t je;
     json_t *root = req->features
-                       ? json_load_file(req->features, JSON_REJECT_DUPLICATES, &je)
+                       ? load_json(req->features)
                        : json_loads(pn_default_features_json, JSON_REJECT_DUPLICATES, &je);
-    json_t *added = req->add ? json_load_file(req->add, JSON_REJECT_DUPLICATES, &je) : NULL;
+    json_t *added = req->add ? load_json(req->add) : NULL;
     int failed = !root || !json_is_object(root) || (req->add && !json_is_object(added));
     if (!failed && req->num_ranges > 0) {
         /* json_*_set_new and json_array_append_new take the reference even

@@ -103,6 +103,9 @@ static int parse_request(int argc, char **argv, path_request *req)
     if (pn_cli_knobs(command, NULL, a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P], a.value[OPT_SEED],
                      s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    if (pn_cli_check_output(command, "csv", req->csv) != PN_EXIT_OK ||
+        pn_cli_check_output(command, "plot", req->plot) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     return pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory);
 }
 
@@ -233,7 +236,15 @@ static int run(const path_request *req, const pn_cli_problem *lp)
     if (code != PN_OK)
         return pn_cli_engine_error(command, NULL, &err);
     int rc = PN_EXIT_OK;
-    if (req->csv && write_csv(req->csv, prob, path) != 0)
+    for (int i = 0; i < path->num_points && rc == PN_EXIT_OK; ++i)
+        if (!isfinite(path->points[i].objective)) {
+            fprintf(stderr,
+                    "parnassus path: %s: the realization at log2(lambda_w) %g broke down: the "
+                    "objective is not a number\n",
+                    req->file, path->points[i].log2_lambda_w);
+            rc = PN_EXIT_FAILURE;
+        }
+    if (rc == PN_EXIT_OK && req->csv && write_csv(req->csv, prob, path) != 0)
         rc = PN_EXIT_FAILURE;
     if (rc == PN_EXIT_OK && req->plot && write_plot(req->plot, req->file, path, lp) != 0)
         rc = PN_EXIT_FAILURE;

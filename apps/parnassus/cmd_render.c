@@ -188,7 +188,7 @@ static int parse_request(int argc, char **argv, render_request *req)
     req->preset = a.value[OPT_PRESET];
     req->rules = a.value[OPT_RULES];
     req->bundle = a.value[OPT_BUNDLE];
-    return PN_EXIT_OK;
+    return pn_cli_check_output(command, "output", req->output);
 }
 
 /* ---- collecting what the plugin plays ---- */

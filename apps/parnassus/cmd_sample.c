@@ -178,7 +178,7 @@ static int parse_request(int argc, char **argv, sample_request *req)
                                       "--key: expected a tonic such as C, F#, Bb, got '%s'", v);
         req->shift = tonic <= 6 ? tonic : tonic - 12;
     }
-    return PN_EXIT_OK;
+    return pn_cli_check_output(command, "output", req->output);
 }
 
 static int compare_doubles(const void *a, const void *b)

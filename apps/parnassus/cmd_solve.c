@@ -121,6 +121,9 @@ static int parse_request(int argc, char **argv, solve_request *req)
     if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P],
                      a.value[OPT_SEED], s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    if (pn_cli_check_output(command, "solution", req->solution) != PN_EXIT_OK ||
+        pn_cli_check_output(command, "plot-errors", req->plot_errors) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     return pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory);
 }
 
@@ -283,7 +286,9 @@ static int run(const solve_request *req, const pn_cli_problem *lp)
     rule_stats st = {malloc(K * sizeof(double)), malloc(K * sizeof(double)), malloc(K),
                      req->plot_errors ? malloc(K * sizeof(double)) : NULL};
     int rc = PN_EXIT_FAILURE;
-    if (!st.norm || !st.error || !st.selected || (req->plot_errors && !st.baseline_error)) {
+    if (pn_cli_check_result(command, req->file, &info) != PN_EXIT_OK) {
+        /* reported; nothing is written */
+    } else if (!st.norm || !st.error || !st.selected || (req->plot_errors && !st.baseline_error)) {
         fprintf(stderr, "parnassus solve: out of memory\n");
     } else if (!req->solution || write_solution(req->solution, prob, solver) == 0) {
         pn_solver_rule_stats(solver, st.norm, st.error, st.selected);

@@ -261,6 +261,9 @@ static int parse_request(int argc, char **argv, sweep_cli *cli)
     cli->plot = v;
     cli->csv = a.value[OPT_CSV];
     cli->json = a.value[OPT_JSON] != NULL;
+    if (pn_cli_check_output(command, "csv", cli->csv) != PN_EXIT_OK ||
+        pn_cli_check_output(command, "plot", cli->plot) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     return PN_EXIT_OK;
 }
 

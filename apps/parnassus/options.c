@@ -1,14 +1,18 @@
 #include "options.h"
 
+#include "parnassus/file.h"
 #include "parnassus/rules.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int pn_cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -114,10 +118,14 @@ int pn_cli_real(const char *command, const char *option, const char *text, doubl
     if (!isfinite(v))
         return pn_cli_usage_error(command, "--%s: '%s' is not a finite number", option, text);
     if (!(v >= lo && v <= hi)) {
+        /* the bounds as the shortest exact text: [0, 16777215], not 1.67772e+07 */
+        char low[32], high[32];
+        pn_format_real(lo, 0, low, sizeof low);
+        pn_format_real(hi, 0, high, sizeof high);
         if (isinf(hi))
-            return pn_cli_usage_error(command, "--%s must be >= %g (got %s)", option, lo, text);
-        return pn_cli_usage_error(command, "--%s must be within [%g, %g] (got %s)", option, lo, hi,
-                                  text);
+            return pn_cli_usage_error(command, "--%s must be >= %s (got %s)", option, low, text);
+        return pn_cli_usage_error(command, "--%s must be within [%s, %s] (got %s)", option, low,
+                                  high, text);
     }
     *out = v;
     return PN_EXIT_OK;
@@ -228,9 +236,10 @@ int pn_cli_parse_context(const char *command, const char *text, int *pitches, in
                 value = 10 * value + (p[digits++] - '0');
             if (len == 0 || digits != len || value > 127)
                 return pn_cli_usage_error(command,
-                                          "--context: '%.*s' is not a MIDI pitch (0..127) or R "
+                                          "--context: '%.*s%s' is not a MIDI pitch (0..127) or R "
                                           "(in '%s')",
-                                          (int)(len < 40 ? len : 40), p, text);
+                                          (int)(len < 40 ? len : 40), p, len > 40 ? "..." : "",
+                                          text);
             pitches[k++] = value;
         }
         if (!end)
@@ -262,10 +271,15 @@ int pn_cli_is_rule_set(const char *file)
     FILE *f = fopen(file, "rb");
     if (!f)
         return 0;
-    int c;
-    do
-        c = fgetc(f);
-    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    unsigned char bom[3];
+    const size_t got = fread(bom, 1, sizeof bom, f);
+    size_t at = pn_file_bom_length((const char *)bom, got); /* skipped, as the readers do */
+    int c = at < got ? bom[at++] : fgetc(f);
+    /* white space for at most the size limit: /dev/zero is not a rule set,
+     * and an endless stream of spaces is not read for ever */
+    for (size_t seen = 0;
+         (c == ' ' || c == '\t' || c == '\n' || c == '\r') && seen < PN_FILE_MAX_BYTES; ++seen)
+        c = at < got ? bom[at++] : fgetc(f);
     fclose(f);
     return c == '{';
 }
@@ -357,8 +371,8 @@ int pn_cli_knobs(const char *command, const char *log2_lambda_w, const char *alp
         return PN_EXIT_USAGE;
     if (alpha && pn_cli_real(command, "alpha", alpha, 0.0, 1.0, &s->alpha) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    if (lambda_p &&
-        pn_cli_real(command, "lambda-p", lambda_p, 0.0, INFINITY, &s->lambda_p) != PN_EXIT_OK)
+    if (lambda_p && pn_cli_real(command, "lambda-p", lambda_p, 0.0, PN_CLI_MAX_LAMBDA_P,
+                                &s->lambda_p) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if (seed && pn_cli_seed(command, "seed", seed, &s->seed) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
@@ -400,4 +414,52 @@ const char *pn_cli_basename(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash && slash[1] != '\0' ? slash + 1 : path;
+}
+
+int pn_cli_check_output(const char *command, const char *option, const char *path)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return PN_EXIT_OK;
+    struct stat st;
+    const char *problem = NULL;
+    if (stat(path, &st) == 0) {
+        /* there already: open it for writing without truncating it */
+        int fd = S_ISDIR(st.st_mode) ? -1 : open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK);
+        if (S_ISDIR(st.st_mode))
+            problem = "is a directory";
+        else if (fd < 0)
+            problem = strerror(errno);
+        else
+            close(fd);
+    } else {
+        /* not there: create it and remove it again, so nothing is left
+         * behind when the command fails before it writes */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, 0666);
+        if (fd < 0) {
+            problem = strerror(errno);
+        } else {
+            close(fd);
+            unlink(path);
+        }
+    }
+    if (!problem)
+        return PN_EXIT_OK;
+    fprintf(stderr, "parnassus %s: --%s %s: cannot write: %s\n", command, option, path, problem);
+    return PN_EXIT_USAGE;
+}
+
+int pn_cli_check_result(const char *command, const char *file, const pn_info *info)
+{
+    const char *what = NULL;
+    if (!isfinite(info->objective))
+        what = "the objective";
+    else if (isnan(info->p_kkt))
+        what = "the KKT residual of the p-step";
+    else if (isnan(info->w_kkt))
+        what = "the KKT residual of the w-step";
+    if (!what)
+        return PN_EXIT_OK;
+    fprintf(stderr, "parnassus %s: %s: the realization broke down: %s is not a number\n", command,
+            file, what);
+    return PN_EXIT_FAILURE;
 }

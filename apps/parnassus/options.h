@@ -75,8 +75,26 @@ int pn_cli_max_memory(const char *command, const char *text, int64_t *out);
  * interruption, PN_EXIT_FAILURE otherwise. where may be NULL. */
 int pn_cli_engine_error(const char *command, const char *where, const pn_error_info *err);
 
+/* Largest --lambda-p, the bound of the rule format's "lambda_p"
+ * (docs/rule-format.md): larger only flattens q* further, and far above it
+ * the solver's numbers overflow (1e308 gave a NaN KKT residual). */
+#define PN_CLI_MAX_LAMBDA_P 1.0
+
 /* A decimal integer in [0, 2^63 - 1] (so that JSON can carry it). */
 int pn_cli_seed(const char *command, const char *option, const char *text, uint64_t *out);
+
+/* Checks, before any work, that an output file can be written: OPTION
+ * ("output", "csv", ...) names it in the message. A file that is there is
+ * opened for writing but left as it is; one that is not is created and
+ * removed again. "-" (standard output) passes. Returns PN_EXIT_OK, or
+ * prints "parnassus COMMAND: --OPTION PATH: cannot write: REASON" and
+ * returns PN_EXIT_USAGE. */
+int pn_cli_check_output(const char *command, const char *option, const char *path);
+
+/* A solve that ended with a NaN objective or KKT residual is a failure,
+ * never "solved": prints that it broke down (naming FILE) and returns
+ * PN_EXIT_FAILURE; otherwise PN_EXIT_OK. */
+int pn_cli_check_result(const char *command, const char *file, const pn_info *info);
 
 /* Reads an instance file for `command`; on failure prints the reader's
  * message (it names the file and line) and returns the exit status: a file
@@ -106,8 +124,9 @@ typedef struct pn_cli_problem {
  * PN_EXIT_USAGE for anything else. */
 int pn_cli_parse_context(const char *command, const char *text, int *pitches, int *count);
 
-/* 1 when FILE starts, after white space, with '{' (a rule set); 0 otherwise,
- * also when it cannot be read (the reader then reports why). */
+/* 1 when FILE starts, after a UTF-8 byte order mark and white space, with
+ * '{' (a rule set); 0 otherwise, also when it cannot be read (the reader
+ * then reports why). */
 int pn_cli_is_rule_set(const char *file);
 
 /* Reads FILE (an instance file or a rule set) for `command`. context_text
@@ -130,7 +149,8 @@ void pn_cli_format_pitches(const int *pitches, int count, char *buf, size_t size
 
 /* The solver knobs of a command line: each text is an option's value or
  * NULL (option absent, the setting stays). --log2-lambda-w within
- * [-60, 60], --alpha in [0, 1], --lambda-p >= 0, --seed 0..2^63-1.
+ * [-60, 60], --alpha in [0, 1], --lambda-p in [0, PN_CLI_MAX_LAMBDA_P],
+ * --seed 0..2^63-1.
  * Returns PN_EXIT_OK or prints a usage error and returns PN_EXIT_USAGE. */
 int pn_cli_knobs(const char *command, const char *log2_lambda_w, const char *alpha,
                  const char *lambda_p, const char *seed, pn_settings *s);

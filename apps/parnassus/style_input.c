@@ -16,8 +16,6 @@
 #include "parnassus/file.h"
 #include "parnassus/key.h"
 
-enum { MAX_JSON_BYTES = 64 * 1024 * 1024 };
-
 const char *pn_cli_style_kind_name(pn_cli_style_kind kind)
 {
     switch (kind) {
@@ -49,10 +47,11 @@ static pn_error sniff_statistics(const char *path, char **text, size_t *len, int
                                  pn_error_info *info)
 {
     *is_style = 0;
-    pn_error err = pn_file_read(path, MAX_JSON_BYTES, text, len, info);
+    pn_error err = pn_file_read(path, PN_FILE_MAX_BYTES, text, len, info);
     if (err != PN_OK)
         return err;
-    json_t *root = json_loadb(*text, *len, 0, NULL);
+    const size_t bom = pn_file_bom_length(*text, *len);
+    json_t *root = json_loadb(*text + bom, *len - bom, 0, NULL);
     *is_style = json_is_object(root) && json_object_get(root, "format") != NULL;
     json_decref(root);
     return PN_OK;

@@ -6,6 +6,9 @@
 
 #include "json_describe.h"
 #include "text.h"
+
+#include "parnassus/file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,8 +212,6 @@ static pn_error decode_failure(const char *name, const json_error_t *je, pn_erro
     switch (json_error_code(je)) {
     case json_error_out_of_memory:
         return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
-    case json_error_cannot_open_file:
-        return pn_fail(info, PN_ERR_IO, "%s: %s", name, je->text);
     default:
         break;
     }
@@ -230,8 +231,9 @@ pn_error pn_corpus_parse_chorales(const char *name, const char *text, size_t len
         name = "input";
     if (!text && len > 0)
         return pn_fail(info, PN_ERR_INVALID, "%s: text is NULL", name);
+    const size_t bom = pn_file_bom_length(text, len);
     json_error_t je;
-    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(text ? text + bom : "", len - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return decode_failure(name, &je, info);
     pn_error err = from_json(name, root, split, out, info);
@@ -247,12 +249,13 @@ pn_error pn_corpus_read_chorales(const char *path, const char *split, pn_corpus 
     *out = NULL;
     if (!path)
         return pn_fail(info, PN_ERR_INVALID, "pn_corpus_read_chorales: path is NULL");
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return decode_failure(path, &je, info);
-    pn_error err = from_json(path, root, split, out, info);
-    json_decref(root);
+    char *text = NULL;
+    size_t len = 0;
+    pn_error err = pn_file_read(path, 0, &text, &len, info);
+    if (err != PN_OK)
+        return err;
+    err = pn_corpus_parse_chorales(path, text, len, split, out, info);
+    free(text);
     return err;
 }
 

@@ -1,7 +1,10 @@
 #include "parnassus/error.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *pn_error_name(pn_error code)
 {
@@ -36,4 +39,31 @@ pn_error pn_fail(pn_error_info *info, pn_error code, const char *fmt, ...)
         va_end(ap);
     }
     return code;
+}
+
+void pn_format_real(double x, int keep_point, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return;
+    if (isnan(x)) {
+        snprintf(buf, size, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(buf, size, x < 0 ? "-inf" : "inf");
+        return;
+    }
+    char text[40], whole[40] = "";
+    for (int digits = 1; digits <= 17; ++digits) {
+        snprintf(text, sizeof text, "%.*g", digits, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    /* a whole number in full (16777215 and 60, not 1.7e+07 and 6e+01),
+     * from 1e9 on with an exponent when that is shorter (1e+12) */
+    if (x == floor(x) && fabs(x) < 1e15)
+        snprintf(whole, sizeof whole, "%.0f%s", x, keep_point ? ".0" : "");
+    if (whole[0] && !(fabs(x) >= 1e9 && strchr(text, 'e') && strlen(text) < strlen(whole)))
+        snprintf(text, sizeof text, "%s", whole);
+    snprintf(buf, size, "%s", text);
 }

@@ -122,8 +122,9 @@ static pn_error parse_window(parser *p, pn_feature *f)
         }
         const int digits = (int)(p->pos - start);
         if (voice < 1 || voice > p->num_voices)
-            return parse_fail(p, start, "voice %.*s out of range 1..%d", digits > 12 ? 12 : digits,
-                              p->text + start, p->num_voices);
+            return parse_fail(p, start, "voice %.*s%s out of range 1..%d",
+                              digits > 12 ? 12 : digits, p->text + start, digits > 12 ? "..." : "",
+                              p->num_voices);
         if (used[voice - 1])
             return parse_fail(p, start, "voice %ld repeated in the window", voice);
         used[voice - 1] = 1;

@@ -276,7 +276,8 @@ static pn_error number_error(parser *ps, const token *t, number_status status, c
     case NUMBER_NOT_INTEGER:
         return fail_at(ps, t->line, "%s%s %s is not an integer", context, what, describe(t).s);
     case NUMBER_OUT_OF_RANGE:
-        return fail_at(ps, t->line, "%s%s %s is out of range", context, what, describe(t).s);
+        return fail_at(ps, t->line, "%s%s %s is out of range [%" PRId64 ", %" PRId64 "]", context,
+                       what, describe(t).s, INT64_MIN, INT64_MAX);
     case NUMBER_OK:
     case NUMBER_BAD:
         break;
@@ -485,8 +486,9 @@ static pn_error read_target_value(parser *ps, const char *context, int32_t i, co
     if (!isfinite(*value))
         return fail_at(ps, t->line, "%starget b_%d is not a finite number (%s)", context, (int)i,
                        describe(t).s);
-    if (*value < 0.0)
-        return fail_at(ps, t->line, "%starget b_%d is negative (%s)", context, (int)i,
+    /* above 1 by no more than the sum's tolerance is rounding */
+    if (!(*value >= 0.0 && *value <= 1.0 + TARGET_SUM_TOLERANCE))
+        return fail_at(ps, t->line, "%starget b_%d %s is out of range [0, 1]", context, (int)i,
                        describe(t).s);
     return PN_OK;
 }
@@ -804,6 +806,9 @@ pn_error pn_instance_parse(const char *name, const char *data, size_t size, pn_p
         return pn_fail(info, PN_ERR_INVALID, "pn_instance_parse: no data given");
     if (!data)
         data = "";
+    const size_t bom = pn_file_bom_length(data, size);
+    data += bom;
+    size -= bom;
     parser ps;
     memset(&ps, 0, sizeof ps);
     ps.name = name ? name : "(input)";
@@ -838,7 +843,7 @@ pn_error pn_instance_read(const char *path, pn_problem **out, pn_instance_form *
     *out = NULL;
     char *data = NULL;
     size_t size = 0;
-    pn_error err = pn_file_read(path, 0, &data, &size, info);
+    pn_error err = pn_file_read(path, PN_FILE_MAX_BYTES, &data, &size, info);
     if (err != PN_OK)
         return err;
     err = pn_instance_parse(path, data, size, out, form, info);

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "parnassus/error.h"
+
 void pn_json_describe(const json_t *v, char *buf, size_t size)
 {
     switch (json_typeof(v)) {
@@ -18,7 +20,8 @@ void pn_json_describe(const json_t *v, char *buf, size_t size)
         snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
         break;
     case JSON_REAL:
-        snprintf(buf, size, "%.17g", json_real_value(v));
+        /* as the file has it: a real 72.0 is not the integer 72 */
+        pn_format_real(json_real_value(v), 1, buf, size);
         break;
     case JSON_TRUE:
         snprintf(buf, size, "true");

@@ -16,6 +16,7 @@
 #include "text.h"
 
 #include "parnassus/deoverlap.h"
+#include "parnassus/file.h"
 
 /* ------------------------------------------------------------------------ */
 /* The space */
@@ -221,18 +222,6 @@ static pn_error read_distribution(const pn_rr *rd, const char *path, const json_
     return PN_OK;
 }
 
-/* An optional non-negative finite number field. */
-static pn_error get_nonnegative(const pn_rr *rd, const char *path, const json_t *v, double *out)
-{
-    if (!json_is_number(v))
-        return pn_rr_fail_type(rd, path, "a number", v);
-    double x = json_number_value(v);
-    if (!isfinite(x) || x < 0.0)
-        return pn_rr_fail_at(rd, path, "must be a finite number >= 0, got %.10g", x);
-    *out = x;
-    return PN_OK;
-}
-
 typedef struct listed_context {
     int32_t cell;
     int32_t order; /* position in the file */
@@ -259,7 +248,7 @@ static pn_error read_context_entry(const pn_rr *rd, const char *path, const json
     *count = INFINITY;
     if (jcount) {
         snprintf(fpath, sizeof fpath, "%s.count", path);
-        if ((err = get_nonnegative(rd, fpath, jcount, count)) != PN_OK)
+        if ((err = pn_rr_get_real(rd, fpath, jcount, 0.0, PN_RULES_MAX_COUNT, 0, count)) != PN_OK)
             return err;
     }
     const json_t *targets = json_object_get(entry, "targets");
@@ -354,7 +343,8 @@ static pn_error read_level(const pn_rr *rd, const pn_rule_set *rs, size_t index,
     }
     if (jsmoothing) {
         snprintf(fpath, sizeof fpath, "%s.smoothing", path);
-        if ((err = get_nonnegative(rd, fpath, jsmoothing, &c->smoothing)) != PN_OK)
+        if ((err = pn_rr_get_real(rd, fpath, jsmoothing, 0.0, PN_RULES_MAX_SMOOTHING, 0,
+                                  &c->smoothing)) != PN_OK)
             return err;
     }
     if (!jcontexts)
@@ -612,13 +602,8 @@ static pn_error from_json(const pn_rr *rd, const json_t *root, pn_rule_set **out
 
     const json_t *jlambda = json_object_get(root, "lambda_p");
     double lambda_p = 0.0;
-    if (jlambda) {
-        if (!json_is_number(jlambda))
-            return pn_rr_fail_type(rd, "lambda_p", "a number", jlambda);
-        lambda_p = json_number_value(jlambda);
-        if (!(lambda_p > 0.0 && lambda_p <= 1.0))
-            return pn_rr_fail_at(rd, "lambda_p", "must be a number in (0, 1], got %g", lambda_p);
-    }
+    if (jlambda && (err = pn_rr_get_real(rd, "lambda_p", jlambda, 0.0, 1.0, 1, &lambda_p)) != PN_OK)
+        return err;
 
     pn_space space;
     if ((err = read_space(rd, root, &space)) != PN_OK)
@@ -674,8 +659,6 @@ static pn_error decode_failure(const pn_rr *rd, const json_error_t *je)
     switch (json_error_code(je)) {
     case json_error_out_of_memory:
         return pn_rr_out_of_memory(rd);
-    case json_error_cannot_open_file:
-        return pn_fail(rd->info, PN_ERR_IO, "%.200s: %s", rd->name, je->text);
     default:
         break;
     }
@@ -722,8 +705,9 @@ pn_error pn_rules_parse_opt(const char *name, const char *text, size_t len,
     pn_rr rd = {name ? name : "rules", opts->flags, info, opts->max_memory, &budget};
     if (!text && len > 0)
         return pn_fail(info, PN_ERR_INVALID, "%.200s: text is NULL", rd.name);
+    const size_t bom = pn_file_bom_length(text, len);
     json_error_t je;
-    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(text ? text + bom : "", len - bom, JSON_REJECT_DUPLICATES, &je);
     return parse_root(&rd, root, &je, out);
 }
 
@@ -753,11 +737,13 @@ pn_error pn_rules_read_opt(const char *path, const pn_rules_options *opts, pn_ru
     pn_error err = check_options(opts, info);
     if (err != PN_OK)
         return err;
-    pn_rr_budget budget = {0, 0};
-    pn_rr rd = {path, opts->flags, info, opts->max_memory, &budget};
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    return parse_root(&rd, root, &je, out);
+    char *text = NULL;
+    size_t len = 0;
+    if ((err = pn_file_read(path, 0, &text, &len, info)) != PN_OK)
+        return err;
+    err = pn_rules_parse_opt(path, text, len, opts, out, info);
+    free(text);
+    return err;
 }
 
 pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out, pn_error_info *info)

@@ -92,6 +92,24 @@ pn_error pn_rr_get_int(const pn_rr *rd, const char *path, const json_t *v, int l
     return PN_OK;
 }
 
+pn_error pn_rr_get_real(const pn_rr *rd, const char *path, const json_t *v, double lo, double hi,
+                        int lo_open, double *out)
+{
+    if (!json_is_number(v))
+        return pn_rr_fail_type(rd, path, "a number", v);
+    const double x = json_number_value(v);
+    if (!(lo_open ? x > lo : x >= lo) || !(x <= hi)) {
+        char shown[64], low[32], high[32];
+        pn_json_describe(v, shown, sizeof shown);
+        pn_format_real(lo, 0, low, sizeof low);
+        pn_format_real(hi, 0, high, sizeof high);
+        return pn_rr_fail_at(rd, path, "must be a number in %c%s, %s], got %s", lo_open ? '(' : '[',
+                             low, high, shown);
+    }
+    *out = x;
+    return PN_OK;
+}
+
 /* A non-empty string field of at most PN_RULES_NAME_MAX bytes. */
 pn_error pn_rr_get_name(const pn_rr *rd, const char *path, const json_t *v, const char **out)
 {

@@ -52,6 +52,12 @@ pn_error pn_rr_check_keys(const pn_rr *rd, const char *path, const json_t *obj,
 pn_error pn_rr_get_int(const pn_rr *rd, const char *path, const json_t *v, int lo, int hi,
                        int *out);
 
+/* A number field in [lo, hi]; with lo_open, in (lo, hi]. Errors give the
+ * range and the value as the file writes it: "must be a number in [0, 1e+12],
+ * got 1e+308". */
+pn_error pn_rr_get_real(const pn_rr *rd, const char *path, const json_t *v, double lo, double hi,
+                        int lo_open, double *out);
+
 /* A non-empty string field of at most PN_RULES_NAME_MAX bytes. */
 pn_error pn_rr_get_name(const pn_rr *rd, const char *path, const json_t *v, const char **out);
 

@@ -121,14 +121,16 @@ static pn_error check_set(const writer *w)
             if (!c->feature || !c->table || c->num_rows < 0 ||
                 (c->num_rows > 0 && (!c->cell || !c->count || !c->row)))
                 return bad_rule(w, r, "incomplete context");
-            if (!(c->smoothing >= 0.0) || !isfinite(c->smoothing))
-                return bad_rule(w, r, "the smoothing is not a finite number >= 0");
+            /* what the reader accepts (PN_RULES_MAX_SMOOTHING, _COUNT) */
+            if (!(c->smoothing >= 0.0 && c->smoothing <= PN_RULES_MAX_SMOOTHING))
+                return bad_rule(w, r, "the smoothing is not a number in [0, 1e12]");
             if (!all_finite(c->row, (size_t)c->num_rows * (size_t)m))
                 return bad_rule(w, r, "a context target is not a finite number");
             for (int32_t j = 0; j < c->num_rows; ++j)
                 /* INFINITY means "no count given" and is left out */
-                if (!(c->count[j] >= 0.0))
-                    return bad_rule(w, r, "a context count is not a number >= 0");
+                if (!(c->count[j] >= 0.0 &&
+                      (c->count[j] <= PN_RULES_MAX_COUNT || isinf(c->count[j]))))
+                    return bad_rule(w, r, "a context count is not a number in [0, 1e12]");
         }
     }
     for (int32_t i = 0; i < rs->num_constraints; ++i) {

@@ -18,7 +18,6 @@
 static const char FORMAT[] = "parnassus-style/1";
 
 enum {
-    MAX_FILE_BYTES = 64 * 1024 * 1024,
     HASH_DIGITS = 16,
     HASHES_PER_LINE = 5,
 };
@@ -388,8 +387,9 @@ pn_error pn_style_parse(const char *name, const char *text, size_t len, pn_style
     reader rd = {name ? name : "statistics", info};
     if (!text && len > 0)
         return pn_fail(info, PN_ERR_INVALID, "%.200s: text is NULL", rd.name);
+    const size_t bom = pn_file_bom_length(text, len);
     json_error_t je;
-    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(text ? text + bom : "", len - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return decode_failure(&rd, &je);
     pn_style_file *f = calloc(1, sizeof *f);
@@ -412,7 +412,7 @@ pn_error pn_style_read(const char *path, pn_style_file **out, pn_error_info *inf
         return pn_fail(info, PN_ERR_INVALID, "pn_style_read: path is NULL");
     char *text = NULL;
     size_t len = 0;
-    pn_error err = pn_file_read(path, MAX_FILE_BYTES, &text, &len, info);
+    pn_error err = pn_file_read(path, PN_FILE_MAX_BYTES, &text, &len, info);
     if (err != PN_OK)
         return err;
     err = pn_style_parse(path, text, len, out, info);

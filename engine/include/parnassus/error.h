@@ -42,6 +42,13 @@ pn_error pn_fail(pn_error_info *info, pn_error code, const char *fmt, ...)
 #endif
     ;
 
+/* Writes x as the shortest text that reads back as exactly x ("0.1",
+ * "1e+308", "16777215"; "nan", "inf", "-inf"), for messages that echo a
+ * number or a range. With keep_point, a whole number keeps a decimal point
+ * ("72.0"), as a JSON real written so: a message then shows the value as
+ * its file does. */
+void pn_format_real(double x, int keep_point, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

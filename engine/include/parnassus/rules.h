@@ -55,16 +55,22 @@ enum {
  * seen N times gets (N * row + kappa * back-off) / (N + kappa). */
 #define PN_RULES_DEFAULT_SMOOTHING 4.0
 
+/* Largest smoothing kappa and observation count N a file may give: their
+ * sum stays far from overflow, so every smoothed target is a number. */
+#define PN_RULES_MAX_SMOOTHING 1e12
+#define PN_RULES_MAX_COUNT     1e12
+
 /* How a rule depends on the previous sonority. Every array is malloc'ed and
  * owned by the rule. */
 typedef struct pn_rule_context {
     pn_feature *feature;     /* psi, evaluated on the previous sonority */
     pn_feature_table *table; /* psi's values over the set's space */
     int table_borrowed;      /* table belongs to an earlier context with the same psi */
-    double smoothing;        /* kappa >= 0, pseudo-observations of the back-off */
+    double smoothing;        /* kappa in [0, PN_RULES_MAX_SMOOTHING], pseudo-observations */
     int32_t num_rows;        /* listed contexts, >= 0 */
     int32_t *cell;           /* num_rows cells of table, strictly increasing */
-    double *count;           /* num_rows observation counts >= 0; INFINITY = not given */
+    double *count;           /* num_rows observation counts in [0, PN_RULES_MAX_COUNT];
+                              * INFINITY = not given */
     double *row;             /* num_rows x m distributions, as written (each sums to 1) */
 } pn_rule_context;
 
