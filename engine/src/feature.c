@@ -680,8 +680,9 @@ void pn_feature_cost(const pn_feature *f, const pn_space *space, int64_t *bytes,
      * (values with room to grow, slots); the sort's three index arrays and
      * the final values */
     const int64_t per_cell = (int64_t)f->length * 4 * 3 + 16 + 12;
+    const int64_t direct_limit = combos < ((int64_t)1 << 21) ? ((int64_t)1 << 22) : 2 * combos;
     int64_t b = pn_bytes_mul(combos, 2 * 4);
-    b = pn_bytes_add(b, pn_bytes_mul(keys < 2 * combos ? keys : 0, 4));
+    b = pn_bytes_add(b, pn_bytes_mul(keys <= direct_limit ? keys : 0, 4));
     *bytes = pn_bytes_add(b, pn_bytes_mul(cells, per_cell));
     *max_cells = cells;
 }

@@ -1,6 +1,7 @@
 /* Sequential generation from a rule set (parnassus/generate.h). */
 #include "parnassus/generate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,24 @@ static pn_error realize(pn_generator *gen, pn_start start, pn_error_info *info)
     return PN_OK;
 }
 
+/* Everything a generator holds at once, once its problem is known: the
+ * value tables, the problem, each sonority's group and the index of the
+ * groups' members, the solver and the sampler's alias table. */
+static pn_error check_memory(const pn_generator *gen, const pn_rule_set *rs, const pn_settings *s,
+                             pn_error_info *info)
+{
+    const pn_problem *prob = gen->prob;
+    int64_t need = pn_bytes_add(rs->table_bytes, pn_problem_bytes(prob));
+    need = pn_bytes_add(need, pn_bytes_mul(prob->n, 2 * 4));
+    need = pn_bytes_add(need, pn_bytes_mul(prob->num_groups, 8 + 32));
+    need = pn_bytes_add(need, pn_solver_bytes(prob));
+    char what[PN_MESSAGE_SIZE];
+    snprintf(what, sizeof what,
+             "rule set %.100s: realizing %d rules over %lld groups of %lld sonorities", rs->name,
+             (int)prob->num_rules, (long long)prob->num_groups, (long long)prob->n);
+    return pn_memory_check(need, s->max_memory, info, what);
+}
+
 pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
                              pn_generator **out, pn_error_info *info)
 {
@@ -102,6 +121,8 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
         goto fail;
     }
     if ((err = pn_rules_build_problem(rs, &gen->prob, gen->group_of, info)) != PN_OK)
+        goto fail;
+    if ((err = check_memory(gen, rs, &s, info)) != PN_OK)
         goto fail;
     if ((err = pn_group_index_build(gen->group_of, n, gen->prob->num_groups, &gen->index, info)) !=
         PN_OK)

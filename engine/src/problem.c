@@ -1,4 +1,6 @@
 #include "parnassus/problem.h"
+
+#include "parnassus/memory.h"
 #include "text.h"
 
 #include <inttypes.h>
@@ -84,6 +86,13 @@ pn_error pn_problem_set_groups(pn_problem *prob, int64_t num_groups, pn_error_in
     prob->group_size = size;
     prob->num_groups = num_groups;
     return PN_OK;
+}
+
+int64_t pn_problem_bytes(const pn_problem *prob)
+{
+    const int64_t m = prob->num_rows, K = prob->num_rules, G = prob->num_groups;
+    int64_t bytes = pn_bytes_add(pn_bytes_mul(m, 8), pn_bytes_mul(K + 1, 4 + 8 + 16));
+    return pn_bytes_add(bytes, pn_bytes_mul(G, K * 4 + 8));
 }
 
 void pn_problem_free(pn_problem *prob)

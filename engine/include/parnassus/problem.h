@@ -66,6 +66,9 @@ pn_error pn_problem_set_groups(pn_problem *prob, int64_t num_groups, pn_error_in
 
 void pn_problem_free(pn_problem *prob);
 
+/* The bytes prob holds (its group table, K' x K rows, above all). */
+int64_t pn_problem_bytes(const pn_problem *prob);
+
 /* Size m_r of rule r. */
 static inline int32_t pn_rule_size(const pn_problem *prob, int32_t r)
 {
