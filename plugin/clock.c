@@ -28,7 +28,13 @@ static int host_drives_position(const pnp_clock *c)
     return c->mode == PNP_SYNC_HOST && c->host_seen;
 }
 
-double pnp_clock_bpm(const pnp_clock *c)
+static int beat_unit(const pnp_clock *c)
+{
+    return c->mode != PNP_SYNC_FREE && c->beat_unit > 0 ? c->beat_unit : 4;
+}
+
+/* The tempo given (host or own), in beats per minute, before the limit. */
+static double given_bpm(const pnp_clock *c)
 {
     return host_drives_tempo(c) ? c->host_bpm : c->own_bpm;
 }
@@ -38,20 +44,30 @@ int pnp_clock_rolling(const pnp_clock *c)
     return host_drives_position(c) ? c->host_speed != 0.0 : 1;
 }
 
-static int beat_unit(const pnp_clock *c)
-{
-    return c->mode != PNP_SYNC_FREE && c->beat_unit > 0 ? c->beat_unit : 4;
-}
-
 static double step_beats(const pnp_clock *c)
 {
     return c->division * beat_unit(c);
 }
 
+/* The fastest the beat may go, in beats per minute: the bpm port's
+ * maximum in quarter notes, so that whatever tempo, speed and beat unit a
+ * host sends, steps never come faster than the knob could make them. */
+static double max_bpm(const pnp_clock *c)
+{
+    return (double)pnp_port_range(PNP_BPM)->maximum * beat_unit(c) / 4.0;
+}
+
+double pnp_clock_bpm(const pnp_clock *c)
+{
+    const double bpm = given_bpm(c), max = max_bpm(c);
+    return bpm < max ? bpm : max;
+}
+
 static double beats_per_frame(const pnp_clock *c)
 {
     const double speed = host_drives_position(c) ? c->host_speed : 1.0;
-    return pnp_clock_bpm(c) / 60.0 / c->rate * speed;
+    const double bpm = given_bpm(c) * speed, max = max_bpm(c);
+    return (bpm < -max ? -max : bpm > max ? max : bpm) / 60.0 / c->rate;
 }
 
 double pnp_clock_beat(const pnp_clock *c, int64_t frame)
@@ -61,9 +77,14 @@ double pnp_clock_beat(const pnp_clock *c, int64_t frame)
 
 /* Starts the line anew at (frame, beat): the next step is the first
  * boundary at or after the beat, within half a frame (boundaries fall on
- * the nearest frame). */
+ * the nearest frame). The beat is held to +-PNP_CLOCK_MAX_BEAT, so that
+ * the step index stays far inside int64_t whatever position a host sends. */
 static void anchor(pnp_clock *c, int64_t frame, double beat)
 {
+    if (!(beat >= -PNP_CLOCK_MAX_BEAT))
+        beat = isnan(beat) ? 0.0 : -PNP_CLOCK_MAX_BEAT;
+    else if (beat > PNP_CLOCK_MAX_BEAT)
+        beat = PNP_CLOCK_MAX_BEAT;
     c->anchor_frame = frame;
     c->anchor_beat = beat;
     const double half_frame = 0.5 * fabs(beats_per_frame(c));
@@ -94,7 +115,7 @@ void pnp_clock_reset(pnp_clock *c, int64_t frame)
 
 unsigned pnp_clock_configure(pnp_clock *c, int64_t frame, int mode, double own_bpm, int division)
 {
-    if (own_bpm < 1.0)
+    if (!(own_bpm >= 1.0)) /* NaN too */
         own_bpm = 1.0;
     if (mode < PNP_SYNC_HOST || mode > PNP_SYNC_FREE)
         mode = PNP_SYNC_HOST;
@@ -124,8 +145,8 @@ unsigned pnp_clock_position(pnp_clock *c, int64_t frame, const pnp_position *pos
         c->host_bpm = pos->bpm;
         c->host_has_bpm = 1;
     }
-    if ((pos->has & PNP_POS_BEATS_PER_BAR) && isfinite(pos->beats_per_bar) &&
-        pos->beats_per_bar > 0.0)
+    if ((pos->has & PNP_POS_BEATS_PER_BAR) && pos->beats_per_bar >= PNP_CLOCK_MIN_BEATS_PER_BAR &&
+        pos->beats_per_bar <= PNP_CLOCK_MAX_BEATS_PER_BAR)
         c->beats_per_bar = pos->beats_per_bar;
     if ((pos->has & PNP_POS_BEAT_UNIT) && pos->beat_unit > 0 && pos->beat_unit <= 256)
         c->beat_unit = pos->beat_unit;

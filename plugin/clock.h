@@ -63,6 +63,15 @@ typedef struct pnp_clock {
     int64_t next_step; /* index of the next step: it falls at beat next_step * step length */
 } pnp_clock;
 
+/* What the clock takes from a host, beyond finite numbers: the beat within
+ * +-2^30 (the position of bar 268 million in 4/4; the step index stays
+ * exact), bars of 1/64 .. 1024 beats (other values are ignored), and a
+ * tempo times speed of at most the bpm port's maximum in quarter notes
+ * per minute (faster is played at that tempo). */
+#define PNP_CLOCK_MAX_BEAT          1073741824.0
+#define PNP_CLOCK_MIN_BEATS_PER_BAR (1.0 / 64.0)
+#define PNP_CLOCK_MAX_BEATS_PER_BAR 1024.0
+
 /* Whole notes of each division value (ports.h): 1/1 .. 1/16, dotted, triplets. */
 double pnp_division_whole_notes(int division);
 
@@ -85,7 +94,8 @@ unsigned pnp_clock_position(pnp_clock *c, int64_t frame, const pnp_position *pos
 /* 1 while steps are being played. */
 int pnp_clock_rolling(const pnp_clock *c);
 
-/* The tempo in use (host or own), in beats per minute. */
+/* The tempo in use (host or own), in beats per minute, at most the bpm
+ * port's maximum (in quarter notes). */
 double pnp_clock_bpm(const pnp_clock *c);
 
 /* The beat at `frame` on the current line. */

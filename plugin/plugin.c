@@ -114,7 +114,8 @@ static void connect_port(LV2_Handle instance, uint32_t port, void *data)
         self->port[port] = data;
 }
 
-/* Seeds the generator from the seed port, or from the clock for 0. */
+/* Seeds the generator from the seed port's value (held to 0 .. 2^24 - 1,
+ * so the conversion is exact), or from the clock for 0. */
 static void reseed(pnp_plugin *self, float seed_port, int may_read_clock)
 {
     uint64_t seed = seed_port >= 1.0f ? (uint64_t)seed_port : 0;
@@ -140,8 +141,7 @@ static void activate(LV2_Handle instance)
     self->panic_pending = self->notes.count > 0;
     self->block_start = 0;
     pnp_clock_reset(&self->clock, 0);
-    const float *seed = self->port[PNP_SEED];
-    self->last_port[PNP_SEED] = seed ? *seed : 0.0f;
+    self->last_port[PNP_SEED] = pnp_port_value(self, PNP_SEED);
     reseed(self, self->last_port[PNP_SEED], 1);
     self->has_context = 0;
     self->context_serial = 0;
@@ -214,15 +214,15 @@ static void panic(pnp_plugin *self, int64_t frame)
 /* The transposition from the rule set's key (C) to the output. */
 static int transpose(const pnp_plugin *self)
 {
-    const int key = pnp_port_int(self, PNP_KEY, 0, 0, 11);
-    const int octave = pnp_port_int(self, PNP_OCTAVE, 0, -3, 3);
+    const int key = pnp_port_int(self, PNP_KEY);
+    const int octave = pnp_port_int(self, PNP_OCTAVE);
     return (key <= 6 ? key : key - 12) + 12 * octave;
 }
 
 /* The toggles soprano .. bass, in voice order (voice 0 = soprano). */
 static int voice_sounds(const pnp_plugin *self, int voice)
 {
-    return pnp_port_value(self, (pnp_port)(PNP_SOPRANO + voice), 1.0f) > 0.5f;
+    return pnp_port_value(self, (pnp_port)(PNP_SOPRANO + voice)) > 0.5f;
 }
 
 /* The played note, moved by octaves into the voice's range of the rule
@@ -241,8 +241,8 @@ static int played_pitch(const pnp_plugin *self, const pn_space *space, int voice
 
 static int velocity(pnp_plugin *self)
 {
-    const int base = pnp_port_int(self, PNP_VELOCITY, 90, 1, 127);
-    const int spread = pnp_port_int(self, PNP_HUMANIZE, 0, 0, 64);
+    const int base = pnp_port_int(self, PNP_VELOCITY);
+    const int spread = pnp_port_int(self, PNP_HUMANIZE);
     int v = base;
     if (spread > 0)
         v += (int)(pn_rng_next(&self->humanize_rng) % (uint64_t)(2 * spread + 1)) - spread;
@@ -287,8 +287,7 @@ int pnp_draw_ahead(pnp_plugin *self)
 {
     const pnp_realization *r = self->live;
     if (self->num_ahead >= ahead_depth(self) || !r || !self->enabled ||
-        !pnp_clock_rolling(&self->clock) ||
-        pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2) != PNP_INPUT_OFF ||
+        !pnp_clock_rolling(&self->clock) || pnp_port_int(self, PNP_INPUT_MODE) != PNP_INPUT_OFF ||
         r->context_serial != self->context_serial)
         return 0; /* harmonizing waits for the key held when the step comes */
     int pitch[PNP_MAX_VOICES];
@@ -354,7 +353,7 @@ static void step(pnp_plugin *self, int64_t t)
         return;
     const pn_space *space = &r->model->rules->space;
     const int k = space->num_voices;
-    const int mode = pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
+    const int mode = pnp_port_int(self, PNP_INPUT_MODE);
     int pitch[PNP_MAX_VOICES];
     if (mode == PNP_INPUT_OFF && self->num_ahead > 0) {
         for (int v = 0; v < k; ++v)
@@ -370,9 +369,9 @@ static void step(pnp_plugin *self, int64_t t)
     }
 
     const int shift = transpose(self);
-    const int channel = pnp_port_int(self, PNP_CHANNEL, 1, 1, 16) - 1;
-    const int per_voice = pnp_port_value(self, PNP_CHANNEL_PER_VOICE, 0.0f) > 0.5f;
-    const double gate = pnp_port_int(self, PNP_GATE, 90, 5, 100) / 100.0;
+    const int channel = pnp_port_int(self, PNP_CHANNEL) - 1;
+    const int per_voice = pnp_port_value(self, PNP_CHANNEL_PER_VOICE) > 0.5f;
+    const double gate = pnp_port_int(self, PNP_GATE) / 100.0;
     int64_t length = (int64_t)llround(step_frames * gate);
     if (length < 1)
         length = 1;
@@ -549,9 +548,10 @@ static void on_midi(pnp_plugin *self, const uint8_t *msg, uint32_t size)
 /* Port changes at the start of a block. */
 static void read_ports(pnp_plugin *self)
 {
-    float now[PNP_NUM_PORTS];
+    float now[PNP_NUM_PORTS] = {0};
     for (int p = 0; p < PNP_NUM_PORTS; ++p)
-        now[p] = pnp_port_value(self, (pnp_port)p, self->last_port[p]);
+        if (pnp_port_range((pnp_port)p))
+            now[p] = pnp_port_value(self, (pnp_port)p);
 #define CHANGED(p) (!(now[p] == self->last_port[p]) && !isnan(self->last_port[p]))
     int stop_notes = CHANGED(PNP_CHANNEL) || CHANGED(PNP_CHANNEL_PER_VOICE) ||
                      CHANGED(PNP_SOPRANO) || CHANGED(PNP_ALTO) || CHANGED(PNP_TENOR) ||
@@ -564,12 +564,12 @@ static void read_ports(pnp_plugin *self)
      * after what was drawn ahead: at most PNP_AHEAD_SECONDS) */
     if (CHANGED(PNP_INPUT_MODE))
         pnp_drop_ahead(self);
-    self->enabled = pnp_port_value(self, PNP_ENABLE, 1.0f) > 0.5f;
+    self->enabled = pnp_port_value(self, PNP_ENABLE) > 0.5f;
     if (!self->enabled)
         stop_notes = 1;
-    const unsigned flags = pnp_clock_configure(
-        &self->clock, self->block_start, pnp_port_int(self, PNP_SYNC, PNP_SYNC_HOST, 0, 2),
-        pnp_port_value(self, PNP_BPM, 120.0f), pnp_port_int(self, PNP_DIVISION, 3, 0, PNP_NUM_DIVISIONS - 1));
+    const unsigned flags =
+        pnp_clock_configure(&self->clock, self->block_start, pnp_port_int(self, PNP_SYNC),
+                            pnp_port_value(self, PNP_BPM), pnp_port_int(self, PNP_DIVISION));
     if (flags & PNP_CLOCK_STOPPED)
         stop_notes = 1;
     if (stop_notes || self->panic_pending) {

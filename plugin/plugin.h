@@ -146,35 +146,27 @@ typedef struct pnp_plugin {
 
 /* ---- reading the control ports (any thread that may read them) ---- */
 
-/* A control port's value; `fallback` when unconnected or not a number. */
-static inline float pnp_port_value(const pnp_plugin *self, pnp_port port, float fallback)
+/* An input control port's value held to its Turtle range (ports.h): the
+ * default when unconnected, NaN or infinite. A host may send anything;
+ * nothing after this sees a value outside the range. */
+static inline float pnp_port_value(const pnp_plugin *self, pnp_port port)
 {
     const float *p = self->port[port];
-    return p && isfinite(*p) ? *p : fallback;
+    return pnp_port_sanitize(port, p ? *p : NAN);
 }
 
-/* The same rounded to an integer and clamped to lo..hi. */
-static inline int pnp_port_int(const pnp_plugin *self, pnp_port port, int fallback, int lo, int hi)
+/* The same rounded to an integer (integer, toggle and enumeration ports). */
+static inline int pnp_port_int(const pnp_plugin *self, pnp_port port)
 {
-    const float v = pnp_port_value(self, port, (float)fallback);
-    if (v <= (float)lo)
-        return lo;
-    if (v >= (float)hi)
-        return hi;
-    return (int)lrintf(v);
+    return (int)lrintf(pnp_port_value(self, port));
 }
 
-static inline double pnp_clamp(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* The style knobs, clamped to the ranges of the Turtle. */
+/* The style knobs. */
 static inline pnp_knobs pnp_port_knobs(const pnp_plugin *self)
 {
     pnp_knobs k;
-    k.log2_lambda_w = pnp_clamp(pnp_port_value(self, PNP_LOG2_LAMBDA_W, 0.0f), -12.0, 6.0);
-    k.alpha = pnp_clamp(pnp_port_value(self, PNP_ALPHA, 0.8f), 0.0, 1.0);
+    k.log2_lambda_w = pnp_port_value(self, PNP_LOG2_LAMBDA_W);
+    k.alpha = pnp_port_value(self, PNP_ALPHA);
     return k;
 }
 

@@ -111,7 +111,7 @@ static pnp_request wanted(const pnp_plugin *self)
 {
     pnp_request w;
     w.knobs = pnp_port_knobs(self);
-    const int mode = pnp_port_int(self, PNP_INPUT_MODE, PNP_INPUT_OFF, 0, 2);
+    const int mode = pnp_port_int(self, PNP_INPUT_MODE);
     const int k = self->live ? pnp_model_voices(self->live->model) : PNP_MAX_VOICES;
     w.given_voice = mode == PNP_INPUT_SOPRANO ? 0 : mode == PNP_INPUT_BASS ? k - 1 : -1;
     w.context_serial = self->context_serial;

@@ -1,12 +1,15 @@
 /* Tests of the plugin's musical clock (plugin/clock.c) and note tracking
  * (plugin/notes.c): step frames for every sync mode, tempo changes, seeks,
- * stops, sparse and partial time:Position, and notes that always end. */
+ * stops, sparse and partial time:Position, a host's absurd numbers, and
+ * notes that always end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include <math.h>
 
 #include "clock.h"
 #include "notes.h"
@@ -160,6 +163,61 @@ static void test_host_tempo_only_mode(void **state)
     assert_int_equal(f[1] - f[0], 48000); /* a quarter at the host's 60 bpm */
 }
 
+/* The step frames of a clock from frame 0 are k * len. */
+static void assert_steps_every(pnp_clock *c, int64_t len)
+{
+    int64_t f[4];
+    steps(c, 0, 4, f);
+    for (int i = 0; i < 4; ++i)
+        assert_int_equal(f[i], len * i);
+}
+
+/* A host's absurd numbers: a tempo or a speed of 1e300 plays at the bpm
+ * port's maximum, 400 quarter notes a minute (1/16 triplets every 1200
+ * frames at 48 kHz), also when the beat is a whole note; a position of
+ * +-1e300 beats is held to +-PNP_CLOCK_MAX_BEAT, so the step index stays
+ * in range; bars of 1e-300 or 1e300 beats are ignored. */
+static void test_hostile_host_values(void **state)
+{
+    (void)state;
+    pnp_clock c;
+    pnp_clock_init(&c, 48000);
+    (void)pnp_clock_configure(&c, 0, PNP_SYNC_HOST, 120, 11);
+    pnp_position p = full_position(1e300, 1, 0, 0);
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_true(pnp_clock_bpm(&c) == 400.0);
+    assert_steps_every(&c, 1200);
+    p = full_position(120, 1e300, 0, 0);
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_steps_every(&c, 1200);
+    p = full_position(1e300, 1, 0, 0);
+    p.beat_unit = 1; /* 400 quarter notes are 100 whole notes */
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_true(pnp_clock_bpm(&c) == 100.0);
+    assert_steps_every(&c, 1200);
+    /* free running at a bpm the port would not allow */
+    (void)pnp_clock_configure(&c, 0, PNP_SYNC_FREE, 1e300, 11);
+    assert_true(pnp_clock_bpm(&c) == 400.0);
+
+    const double step = 4.0 / 24.0; /* beats of 1/16 triplets */
+    (void)pnp_clock_configure(&c, 0, PNP_SYNC_HOST, 120, 11);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        p = full_position(120, 1, 0, sign * 1e300);
+        (void)pnp_clock_position(&c, 0, &p);
+        assert_true(pnp_clock_beat(&c, 0) == sign * PNP_CLOCK_MAX_BEAT);
+        assert_true(fabs((double)c.next_step * step - sign * PNP_CLOCK_MAX_BEAT) <= step);
+        const int64_t f = pnp_clock_next_step_frame(&c, 0);
+        assert_true(f >= 0 && f <= 1200);
+    }
+    p = full_position(120, 1, 2, 0);
+    p.beats_per_bar = 1e-300;
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_true(pnp_clock_beat(&c, 0) == 8.0); /* bar 2 of 4 beats */
+    p.beats_per_bar = 1e300;
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_true(pnp_clock_beat(&c, 0) == 8.0);
+}
+
 /* ---- notes ---- */
 
 typedef struct sink_log {
@@ -224,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_seek_and_stop),
         cmocka_unit_test(test_sparse_partial_positions),
         cmocka_unit_test(test_host_tempo_only_mode),
+        cmocka_unit_test(test_hostile_host_values),
         cmocka_unit_test(test_notes_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

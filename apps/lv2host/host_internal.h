@@ -127,6 +127,8 @@ struct pnh_host {
     uint32_t num_ports;
     int control_in; /* index of the main atom input (lv2:designation
                        lv2:control, else the first atom input), or -1 */
+    int enabled_in; /* index of the input control port designated
+                       lv2:enabled, or -1 */
 
     struct {
         LV2_URID atom_Chunk, atom_Sequence, atom_Path, atom_URID, atom_Float, atom_Int, atom_Double,

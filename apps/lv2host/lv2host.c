@@ -222,6 +222,7 @@ static pn_error setup_ports(pnh_host *h, pn_error_info *info)
     }
     lilv_plugin_get_port_ranges_float(h->plugin, mins, maxs, defs);
     h->control_in = -1;
+    h->enabled_in = -1;
     int first_atom_in = -1;
     for (uint32_t i = 0; i < h->num_ports; ++i) {
         pnh_port *p = &h->ports[i];
@@ -239,6 +240,8 @@ static pn_error setup_ports(pnh_host *h, pn_error_info *info)
             p->type = PNH_PORT_CONTROL;
             p->value = !isnan(defs[i]) ? defs[i] : !isnan(mins[i]) ? mins[i] : 0.0f;
             lilv_instance_connect_port(h->instance, i, &p->value);
+            if (p->is_input && port_has(h, p->lport, LV2_CORE__designation, LV2_CORE__enabled))
+                h->enabled_in = (int)i;
         } else if (port_is_a(h, p->lport, LV2_ATOM__AtomPort)) {
             p->type = PNH_PORT_ATOM;
             p->buf = calloc(1, h->s.atom_capacity);
@@ -332,6 +335,7 @@ pn_error pnh_create(const pnh_settings *s, pnh_host **out, pn_error_info *info)
         return pn_fail(info, PN_ERR_NOMEM, "lv2 host: out of memory");
     h->s = *s;
     h->control_in = -1;
+    h->enabled_in = -1;
     pnh_transport_default(&h->transport);
     if (!pnh_urid_init(&h->urids)) {
         free(h);
@@ -565,4 +569,21 @@ long pnh_run(pnh_host *h, uint32_t nframes, pnh_event_fn cb, void *user, pn_erro
     pnh_transport_advance(h, nframes);
     h->frames += nframes;
     return count;
+}
+
+long pnh_run_last(pnh_host *h, uint32_t nframes, pnh_event_fn cb, void *user, pn_error_info *info)
+{
+    if (h && h->transport_on && h->transport.rolling) {
+        pnh_transport stopped = h->transport;
+        stopped.rolling = 0;
+        (void)pnh_set_transport(h, &stopped, NULL); /* the same values: cannot fail */
+    }
+    float *enabled = h && h->enabled_in >= 0 ? &h->ports[h->enabled_in].value : NULL;
+    const float was = enabled ? *enabled : 0.0f;
+    if (enabled)
+        *enabled = 0.0f;
+    const long n = pnh_run(h, nframes, cb, user, info);
+    if (enabled)
+        *enabled = was;
+    return n;
 }

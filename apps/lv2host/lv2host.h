@@ -214,6 +214,15 @@ typedef void (*pnh_event_fn)(void *user, const pnh_event *ev);
  * nframes out of range). */
 long pnh_run(pnh_host *h, uint32_t nframes, pnh_event_fn cb, void *user, pn_error_info *info);
 
+/* Runs the last block of a take, so that nothing is left sounding: the
+ * transport (when enabled) stops, and the plugin's input control port
+ * designated lv2:enabled (when it has one) is off for this block and gets
+ * its value back after it. A plugin that ends its notes when stopped or
+ * disabled sends every note-off in this block, whatever its clock follows
+ * (one that follows only the host's tempo, or its own, plays on through a
+ * stop). The transport stays stopped. Returns what pnh_run returns. */
+long pnh_run_last(pnh_host *h, uint32_t nframes, pnh_event_fn cb, void *user, pn_error_info *info);
+
 /* The bundle a program of this build should load: `given` when not NULL;
  * else NULL when LV2_PATH is set (lilv discovers it there); else
  * <build>/lv2/<name> of the build tree the program runs from

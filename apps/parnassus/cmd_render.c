@@ -323,8 +323,11 @@ static int setup(pnh_host *h, const render_request *req)
     return PN_EXIT_OK;
 }
 
-/* Plays `total` frames with the transport rolling, then one block with it
- * stopped, whose note-offs are put at the end. */
+/* Plays `total` frames with the transport rolling, then a last block with
+ * the transport stopped and the plugin disabled, whose note-offs are put
+ * at the end. The plugin plays on through a stop when it follows only the
+ * host's tempo or its own (sync 1 and 2): disabling it is what ends its
+ * notes there, and keeps it from starting a step after the end. */
 static int play(pnh_host *h, const render_request *req, int64_t total, capture *cap)
 {
     pn_error_info info = {PN_OK, ""};
@@ -337,14 +340,8 @@ static int play(pnh_host *h, const render_request *req, int64_t total, capture *
         }
         done += n;
     }
-    pnh_transport t;
-    pnh_transport_default(&t);
-    t.bpm = req->bpm;
-    t.beats_per_bar = req->beats_per_bar;
-    t.rolling = 0;
     cap->clamp = total;
-    if (pnh_set_transport(h, &t, &info) != PN_OK ||
-        pnh_run(h, (uint32_t)req->block, on_event, cap, &info) < 0) {
+    if (pnh_run_last(h, (uint32_t)req->block, on_event, cap, &info) < 0) {
         fprintf(stderr, "parnassus render: %s\n", info.message);
         return PN_EXIT_FAILURE;
     }
