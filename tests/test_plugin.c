@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lv2/atom/forge.h>
 #include <lv2/midi/midi.h>
@@ -505,6 +506,56 @@ static void test_odd_atoms(void **state)
     pnh_free(h);
 }
 
+/* Rule sets that cannot be realized (over the memory limit: rules over
+ * every sonority; numbers past their bounds: a smoothing of 1e308) are
+ * refused in the worker with the reason logged, and the playing set goes
+ * on: no step is late, no re-solve fails. */
+static void test_unrealizable_rule_sets_keep_the_previous(void **state)
+{
+    (void)state;
+    static const char *const text[] = {
+        "{\"format\":\"parnassus-rules/1\",\"name\":\"full\",\"rules\":["
+        "{\"name\":\"r0\",\"feature\":\"w(1,2,3,4)\",\"targets\":{\"(31,31,31,31)\":1}},"
+        "{\"name\":\"r1\",\"feature\":\"w(1,2,3,4)\",\"targets\":{\"(31,31,31,31)\":1}}]}",
+        "{\"format\":\"parnassus-rules/1\",\"name\":\"smooth\",\"rules\":["
+        "{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(1)\","
+        "\"smoothing\":1e308,\"contexts\":{\"60\":{\"count\":3,\"targets\":{\"62\":1}}}}]}",
+    };
+    static const char *const reason[] = {"over the memory limit of 1 GiB", "rules[0].smoothing"};
+    char dir[] = "/tmp/pnp-unrealizable-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (size_t k = 0; k < sizeof text / sizeof *text; ++k) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/set%zu.json", dir, k);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text[k], f);
+        fclose(f);
+        pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+        pn_error_info info = {0};
+        assert_int_equal(pnh_queue_patch_set_path(h, 0, PLUGIN_URI ":ruleSet", path, &info), PN_OK);
+        run_frames(h, 256, 256);
+        assert_int_equal(pnh_log_errors(h), 1);
+        assert_non_null(strstr(pnh_log_text(h), "the previous one keeps playing"));
+        assert_non_null(strstr(pnh_log_text(h), path));
+        assert_non_null(strstr(pnh_log_text(h), reason[k]));
+        capture_start(&cap, h);
+        queue_position(h, 0, position(120, 1, 0, 0));
+        run_frames(h, 2 * RATE, 256);
+        int ons = 0;
+        for (int i = 0; i < cap.count; ++i)
+            ons += is_on(&cap.ev[i]);
+        assert_true(ons > 0);                   /* the built-in set plays on */
+        assert_int_equal(pnh_log_errors(h), 1); /* and nothing failed since */
+        assert_true(pnh_get_control(h, "late_steps") == 0.0f);
+        stop_transport(h);
+        assert_balanced(&cap);
+        pnh_free(h);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 /* ---- the real-time guard ---- */
 
 static int count_threads(void)
@@ -711,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_transport_stop_ends_every_note),
         cmocka_unit_test(test_run_never_allocates_or_locks),
         cmocka_unit_test(test_odd_atoms),
+        cmocka_unit_test(test_unrealizable_rule_sets_keep_the_previous),
         cmocka_unit_test(test_same_seed_same_notes),
         cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_harmonization_keeps_the_played_soprano),
