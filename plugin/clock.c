@@ -178,6 +178,13 @@ unsigned pnp_clock_position(pnp_clock *c, int64_t frame, const pnp_position *pos
         told = 1;
     }
 
+    /* a position past +-PNP_CLOCK_MAX_BEAT is not heard: re-anchoring at
+     * the limit every block would jump (and panic) every block */
+    if (told && !(fabs(beat) <= PNP_CLOCK_MAX_BEAT)) {
+        beat = expected;
+        told = 0;
+    }
+
     unsigned flags = 0;
     const int rolling = pnp_clock_rolling(c);
     if (was_rolling && !rolling)

@@ -175,8 +175,8 @@ static void assert_steps_every(pnp_clock *c, int64_t len)
 /* A host's absurd numbers: a tempo or a speed of 1e300 plays at the bpm
  * port's maximum, 400 quarter notes a minute (1/16 triplets every 1200
  * frames at 48 kHz), also when the beat is a whole note; a position of
- * +-1e300 beats is held to +-PNP_CLOCK_MAX_BEAT, so the step index stays
- * in range; bars of 1e-300 or 1e300 beats are ignored. */
+ * +-1e300 beats, sent every block, is not heard (no jump, the line goes
+ * on); bars of 1e-300 or 1e300 beats are ignored. */
 static void test_hostile_host_values(void **state)
 {
     (void)state;
@@ -201,14 +201,27 @@ static void test_hostile_host_values(void **state)
 
     const double step = 4.0 / 24.0; /* beats of 1/16 triplets */
     (void)pnp_clock_configure(&c, 0, PNP_SYNC_HOST, 120, 11);
+    p = full_position(120, 1, 0, 0);
+    (void)pnp_clock_position(&c, 0, &p);
     for (int sign = -1; sign <= 1; sign += 2) {
-        p = full_position(120, 1, 0, sign * 1e300);
-        (void)pnp_clock_position(&c, 0, &p);
-        assert_true(pnp_clock_beat(&c, 0) == sign * PNP_CLOCK_MAX_BEAT);
-        assert_true(fabs((double)c.next_step * step - sign * PNP_CLOCK_MAX_BEAT) <= step);
-        const int64_t f = pnp_clock_next_step_frame(&c, 0);
-        assert_true(f >= 0 && f <= 1200);
+        for (int64_t block = 0; block < 64; ++block) {
+            const double before = pnp_clock_beat(&c, block * 256);
+            p = full_position(120, 1, 0, sign * 1e300);
+            assert_int_equal(pnp_clock_position(&c, block * 256, &p) & PNP_CLOCK_JUMPED, 0);
+            assert_true(fabs(pnp_clock_beat(&c, block * 256) - before) < 1e-9);
+        }
+        /* the next step is the line's, within a step of its beat */
+        const double beat = pnp_clock_beat(&c, c.anchor_frame);
+        assert_true(beat > 0.0 && beat < 64.0);
+        assert_true(fabs((double)c.next_step * step - beat) <= step);
     }
+    /* a line that runs past the limit by itself is held there */
+    c.anchor_beat = 2.0 * PNP_CLOCK_MAX_BEAT;
+    p = full_position(120, 1, 0, 0);
+    p.has &= ~(unsigned)(PNP_POS_BAR | PNP_POS_BAR_BEAT);
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_true(pnp_clock_beat(&c, 0) == PNP_CLOCK_MAX_BEAT);
+    assert_true(fabs((double)c.next_step * step - PNP_CLOCK_MAX_BEAT) <= step);
     p = full_position(120, 1, 2, 0);
     p.beats_per_bar = 1e-300;
     (void)pnp_clock_position(&c, 0, &p);

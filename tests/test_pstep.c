@@ -621,6 +621,72 @@ static void test_pstep_music_like(void **state)
     print_stats("p-step, music-like", &st);
 }
 
+/* ---- the factorisation that can be stopped ---- */
+
+/* LAPACK's, for the reference. */
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+
+typedef struct poll_count {
+    int calls, stop_at;
+} poll_count;
+
+static int count_polls(void *user)
+{
+    poll_count *pc = user;
+    return ++pc->calls >= pc->stop_at;
+}
+
+/* From PN_PSTEP_POLLED_FACTOR on, with a poll, the factor is built in
+ * block columns: the same factor as dpotrf (to rounding), a poll every
+ * block of rows, and a stop when the poll asks. The matrix is
+ * 0.5^|i - j| (positive definite), plus a rank-one bump so that no
+ * block is trivial. */
+static void test_pstep_polled_factorisation(void **state)
+{
+    (void)state;
+    const int n = PN_PSTEP_POLLED_FACTOR + 300;
+    const size_t nn = (size_t)n * (size_t)n;
+    double *a = malloc(nn * sizeof *a), *ref = malloc(nn * sizeof *ref);
+    assert_true(a && ref);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+            a[i + (size_t)j * n] =
+                pow(0.5, fabs((double)(i - j))) + 1e-3 * sin(0.01 * i) * sin(0.01 * j);
+    memcpy(ref, a, nn * sizeof *a);
+    int info = 0;
+    dpotrf_("L", &n, ref, &n, &info);
+    assert_int_equal(info, 0);
+    pn_pstep ps;
+    memset(&ps, 0, sizeof ps);
+    poll_count pc = {0, 1 << 30};
+    ps.poll = count_polls;
+    ps.poll_user = &pc;
+    double *work = malloc(nn * sizeof *work);
+    assert_non_null(work);
+    memcpy(work, a, nn * sizeof *a);
+    assert_int_equal(pn_pstep_factorise(&ps, work, n), 0);
+    double worst = 0.0;
+    for (int j = 0; j < n; ++j)
+        for (int i = j; i < n; ++i)
+            worst = fmax(worst, fabs(work[i + (size_t)j * n] - ref[i + (size_t)j * n]));
+    assert_true(worst < 1e-12);
+    assert_true(pc.calls >= n / 256); /* at least one poll per block column */
+    /* asked to stop: stops at that poll */
+    memcpy(work, a, nn * sizeof *a);
+    pc.calls = 0;
+    pc.stop_at = 3;
+    assert_int_equal(pn_pstep_factorise(&ps, work, n), -1);
+    assert_int_equal(pc.calls, 3);
+    /* not positive definite: the info of the first bad column */
+    memcpy(work, a, nn * sizeof *a);
+    work[(size_t)(n - 10) * (n + 1)] = -1.0;
+    pc.stop_at = 1 << 30;
+    assert_int_equal(pn_pstep_factorise(&ps, work, n), n - 9);
+    free(a);
+    free(ref);
+    free(work);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -630,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_pstep_artificial_consistent_rules),
         cmocka_unit_test(test_pstep_working_set_pricing),
         cmocka_unit_test(test_pstep_music_like),
+        cmocka_unit_test(test_pstep_polled_factorisation),
     };
     ts_test_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

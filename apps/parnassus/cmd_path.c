@@ -225,7 +225,7 @@ static void print_table(const char *file, const pn_cli_problem *lp, const pn_pat
 }
 
 /* Computes the path and writes everything asked for. */
-static int run(const path_request *req, const pn_cli_problem *lp)
+static int run(const path_request *req, const pn_cli_problem *lp, pn_cli_progress *progress)
 {
     const pn_problem *prob = lp->prob;
     pn_error_info err = {0};
@@ -233,8 +233,12 @@ static int run(const path_request *req, const pn_cli_problem *lp)
     double t0 = pn_timer_now();
     pn_error code = pn_path_compute(prob, &req->settings, &path, &err);
     double seconds = pn_timer_now() - t0;
-    if (code != PN_OK)
-        return pn_cli_engine_error(command, NULL, &err);
+    const int interrupted = pn_cli_progress_end(progress);
+    if (code != PN_OK || interrupted) {
+        pn_path_free(path);
+        return code != PN_OK ? pn_cli_engine_error(command, NULL, &err)
+                             : pn_cli_interrupted(command);
+    }
     int rc = PN_EXIT_OK;
     for (int i = 0; i < path->num_points && rc == PN_EXIT_OK; ++i)
         if (!isfinite(path->points[i].objective)) {
@@ -273,7 +277,7 @@ int pn_cmd_path(int argc, char **argv)
     rc = pn_cli_load_problem(command, req.file, req.context, req.settings.solver.max_memory, &lp);
     if (rc == PN_EXIT_OK) {
         pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings.solver);
-        rc = run(&req, &lp);
+        rc = run(&req, &lp, &progress);
         pn_cli_problem_free(&lp);
     }
     pn_cli_progress_end(&progress);

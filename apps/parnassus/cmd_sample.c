@@ -187,7 +187,7 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int run(const sample_request *req)
+static int run(const sample_request *req, pn_cli_progress *progress)
 {
     pn_error_info info = {PN_OK, ""};
     pn_rule_set *rs = NULL;
@@ -238,7 +238,10 @@ static int run(const sample_request *req)
         } else if (pn_generator_step(gen, &rng, pitches, &info) != PN_OK) {
             char where[32];
             snprintf(where, sizeof where, "step %d", t + 1);
-            rc = pn_cli_engine_error(command, where, &info);
+            /* an interruption, or the engine's failure (no mass, a
+             * numerical breakdown): the input was read and is fine */
+            if ((rc = pn_cli_engine_error(command, where, &info)) != PN_EXIT_INTERRUPTED)
+                rc = PN_EXIT_FAILURE;
             goto done;
         }
         step_seconds[t] = pn_timer_now() - ts;
@@ -251,6 +254,10 @@ static int run(const sample_request *req)
             fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1, pn_midi_writer_error(writer));
             goto done;
         }
+    }
+    if (pn_cli_progress_end(progress)) {
+        rc = pn_cli_interrupted(command);
+        goto done;
     }
     if (pn_midi_write(writer, req->output, &info) != PN_OK) {
         fprintf(stderr, "parnassus sample: %s\n", info.message);
@@ -284,7 +291,7 @@ int pn_cmd_sample(int argc, char **argv)
     /* from here a Ctrl-C stops the solves (at once if one is running) */
     pn_cli_progress progress;
     pn_cli_progress_begin(&progress, command, &req.settings);
-    rc = run(&req);
+    rc = run(&req, &progress);
     pn_cli_progress_end(&progress);
     return rc;
 }

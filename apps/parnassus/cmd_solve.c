@@ -267,7 +267,7 @@ static int write_errors_plot(const solve_request *req, const pn_problem *prob, c
 }
 
 /* Solves and reports; the problem is read and valid. */
-static int run(const solve_request *req, const pn_cli_problem *lp)
+static int run(const solve_request *req, const pn_cli_problem *lp, pn_cli_progress *progress)
 {
     const pn_problem *prob = lp->prob;
     pn_error_info err = {0};
@@ -278,9 +278,11 @@ static int run(const solve_request *req, const pn_cli_problem *lp)
     if (code == PN_OK)
         code = pn_solver_solve(solver, PN_START_COLD, &info, &err);
     double seconds = pn_timer_now() - t0;
-    if (code != PN_OK) {
+    const int interrupted = pn_cli_progress_end(progress);
+    if (code != PN_OK || interrupted) {
         pn_solver_free(solver);
-        return pn_cli_engine_error(command, NULL, &err);
+        return code != PN_OK ? pn_cli_engine_error(command, NULL, &err)
+                             : pn_cli_interrupted(command);
     }
     size_t K = (size_t)prob->num_rules;
     rule_stats st = {malloc(K * sizeof(double)), malloc(K * sizeof(double)), malloc(K),
@@ -329,7 +331,7 @@ int pn_cmd_solve(int argc, char **argv)
     rc = pn_cli_load_problem(command, req.file, req.context, req.settings.max_memory, &lp);
     if (rc == PN_EXIT_OK) {
         pn_cli_rules_lambda_p(lp.rules, req.lambda_p, &req.settings);
-        rc = run(&req, &lp);
+        rc = run(&req, &lp, &progress);
         pn_cli_problem_free(&lp);
     }
     pn_cli_progress_end(&progress);

@@ -1,5 +1,6 @@
 /* parnassus: command-line tool of the rule realization and selection
  * engine. Dispatches to the subcommands (docs/cli.md). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,6 +112,13 @@ int main(int argc, char **argv)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "parnassus: error writing standard output\n");
         return PN_EXIT_FAILURE;
+    }
+    if (rc == PN_EXIT_INTERRUPTED) {
+        /* end as Ctrl-C would have ended us, so that a shell running us in
+         * a loop or a script stops as well (it exits with 130 then) */
+        fflush(stderr);
+        signal(SIGINT, SIG_DFL);
+        raise(SIGINT);
     }
     return rc;
 }

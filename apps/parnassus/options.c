@@ -162,16 +162,24 @@ int pn_cli_max_memory(const char *command, const char *text, int64_t *out)
     return PN_EXIT_OK;
 }
 
+/* The commands that realize, and so take --max-memory. */
+static int takes_max_memory(const char *command)
+{
+    return strcmp(command, "solve") == 0 || strcmp(command, "path") == 0 ||
+           strcmp(command, "sample") == 0;
+}
+
 int pn_cli_engine_error(const char *command, const char *where, const pn_error_info *err)
 {
     fprintf(stderr, "parnassus %s: %s%s%s\n", command, where ? where : "", where ? ": " : "",
             err->message);
     switch (err->code) {
     case PN_ERR_LIMIT:
-        fprintf(stderr,
-                "parnassus %s: raise the limit with --max-memory SIZE if the machine has "
-                "the memory\n",
-                command);
+        if (takes_max_memory(command))
+            fprintf(stderr,
+                    "parnassus %s: raise the limit with --max-memory SIZE if the machine "
+                    "has the memory\n",
+                    command);
         return PN_EXIT_USAGE;
     case PN_ERR_INTERRUPTED:
         return PN_EXIT_INTERRUPTED;
@@ -321,6 +329,23 @@ void pn_cli_problem_free(pn_cli_problem *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Everything a realization of the loaded problem holds at once (the
+ * solver checks its own part, not the sum) against the limit. */
+static int check_total(const char *command, const char *file, pn_cli_problem *p, int64_t max_memory)
+{
+    int64_t need = pn_bytes_add(pn_problem_bytes(p->prob), pn_solver_bytes(p->prob));
+    if (p->rules)
+        need = pn_bytes_add(need, p->rules->table_bytes);
+    char what[128];
+    snprintf(what, sizeof what, "realizing %d rules over %lld groups", (int)p->prob->num_rules,
+             (long long)p->prob->num_groups);
+    pn_error_info err = {0};
+    if (pn_memory_check(need, max_memory, &err, what) == PN_OK)
+        return PN_EXIT_OK;
+    pn_cli_problem_free(p);
+    return pn_cli_engine_error(command, file, &err);
+}
+
 int pn_cli_load_problem(const char *command, const char *file, const char *context_text,
                         int64_t max_memory, pn_cli_problem *out)
 {
@@ -334,7 +359,8 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
         if (context_text)
             return pn_cli_usage_error(
                 command, "--context needs a rule set, but %s is an instance file", file);
-        return pn_cli_load_instance(command, file, &out->prob, &out->form);
+        rc = pn_cli_load_instance(command, file, &out->prob, &out->form);
+        return rc == PN_EXIT_OK ? check_total(command, file, out, max_memory) : rc;
     }
     if ((rc = pn_cli_load_rules(command, file, max_memory, &out->rules)) != PN_EXIT_OK)
         return rc;
@@ -354,7 +380,7 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
         pn_cli_problem_free(out);
         return pn_cli_engine_error(command, file, &err);
     }
-    return PN_EXIT_OK;
+    return check_total(command, file, out, max_memory);
 }
 
 void pn_cli_rules_lambda_p(const pn_rule_set *rs, const char *given, pn_settings *s)

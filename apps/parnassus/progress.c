@@ -14,6 +14,14 @@ static void on_sigint(int sig)
     interrupt_requested = 1; /* SA_RESETHAND: the next Ctrl-C is the default one */
 }
 
+/* Ends the progress line, so that what follows starts a line of its own. */
+static void close_line(pn_cli_progress *p)
+{
+    if (p->line_open)
+        fputs("\r\033[K", stderr);
+    p->line_open = 0;
+}
+
 static int report(void *user, const pn_progress *progress)
 {
     pn_cli_progress *p = user;
@@ -40,20 +48,32 @@ void pn_cli_progress_begin(pn_cli_progress *p, const char *command, pn_settings 
     p->start = p->shown = pn_timer_now();
     p->on_terminal = isatty(STDERR_FILENO);
     interrupt_requested = 0;
+    s->progress = report;
+    s->progress_user = p;
+    /* a program started with Ctrl-C ignored (in the background of a
+     * script) keeps ignoring it */
+    if (sigaction(SIGINT, NULL, &p->previous) != 0 || p->previous.sa_handler == SIG_IGN)
+        return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART; /* reads and writes go on */
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &p->previous);
-    s->progress = report;
-    s->progress_user = p;
+    p->installed = sigaction(SIGINT, &sa, NULL) == 0;
 }
 
-void pn_cli_progress_end(pn_cli_progress *p)
+int pn_cli_progress_end(pn_cli_progress *p)
 {
-    sigaction(SIGINT, &p->previous, NULL);
-    if (p->line_open)
-        fputs("\r\033[K", stderr);
-    p->line_open = 0;
+    close_line(p);
+    if (p->installed) {
+        sigaction(SIGINT, &p->previous, NULL);
+        p->installed = 0;
+    }
+    return interrupt_requested != 0;
+}
+
+int pn_cli_interrupted(const char *command)
+{
+    fprintf(stderr, "parnassus %s: interrupted\n", command);
+    return PN_EXIT_INTERRUPTED;
 }

@@ -55,24 +55,41 @@ typedef struct child {
     int32_t id;
 } child;
 
+/* The pair map of a pass over `range` (group, cell) pairs that finds up
+ * to `pairs` of them (idmap.c): a direct table up to 2^24 pairs, else a
+ * hash of 16-byte slots at most half full, which while it doubles holds
+ * its old slots too. */
+static int64_t pair_map_bytes(int64_t range, int64_t pairs)
+{
+    if (range <= (int64_t)1 << 24)
+        return range * 4;
+    int64_t slots = 16;
+    while (slots < 2 * pairs && slots < INT64_MAX / 48)
+        slots <<= 1;
+    return pn_bytes_mul(slots, 16 + 8);
+}
+
 int64_t pn_deoverlap_bytes(int64_t n, int32_t K, const int32_t *rule_sizes)
 {
-    /* the ids; per pass the links of the new ids (grown by doubling: up to
-     * twice their count, three times while one is copied), the first
-     * children of the groups and the pair map; then the group table */
-    int64_t groups = 1, links = 0, pass_peak = 0;
+    /* a pass holds the links of the passes before it, the first children
+     * of its groups, its pair map and its own links while they grow by
+     * doubling (old and new arrays); at the end every pass's links (up to
+     * twice their count) and the group table */
+    int64_t groups = 1, links = 0, peak = 0;
     for (int32_t r = 0; r < K; ++r) {
-        groups = pn_bytes_mul(groups, rule_sizes[r]);
-        if (groups > n)
-            groups = n;
-        links = pn_bytes_add(links, pn_bytes_mul(groups, 2 * 8));
-        const int64_t pass =
-            pn_bytes_add(pn_bytes_mul(groups, 8 + 8 + 16), pn_bytes_mul(groups, 8));
-        pass_peak = pass > pass_peak ? pass : pass_peak;
+        const int64_t range = pn_bytes_mul(groups, rule_sizes[r]);
+        const int64_t next = range < n ? range : n;
+        const int64_t expected = next < ((int64_t)1 << 20) ? next : (int64_t)1 << 20;
+        int64_t pass = pn_bytes_add(links, pn_bytes_mul(groups, 8));
+        pass = pn_bytes_add(pass, pair_map_bytes(range, next > expected ? next : expected));
+        pass = pn_bytes_add(pass, pn_bytes_mul(next, 3 * 8));
+        peak = pass > peak ? pass : peak;
+        links = pn_bytes_add(links, pn_bytes_mul(next, 2 * 8));
+        groups = next;
     }
-    int64_t bytes = pn_bytes_add(pn_bytes_mul(n, 4), CHUNK * 4);
-    bytes = pn_bytes_add(bytes, pn_bytes_add(links, pass_peak));
-    return pn_bytes_add(bytes, pn_bytes_mul(groups, (int64_t)K * 4 + 8));
+    const int64_t end = pn_bytes_add(links, pn_bytes_mul(groups, (int64_t)K * 4 + 8));
+    peak = end > peak ? end : peak;
+    return pn_bytes_add(pn_bytes_add(pn_bytes_mul(n, 4), CHUNK * 4), peak);
 }
 
 pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_error_info *info)

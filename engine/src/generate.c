@@ -26,6 +26,7 @@ struct pn_generator {
     pn_conditional *given[PN_SPACE_MAX_VOICES];
     int given_stale[PN_SPACE_MAX_VOICES]; /* its masses predate the last realization */
     pn_error_info given_error; /* why the last pn_generator_draw_given failed to set up */
+    int64_t held_bytes;        /* the estimate check_memory passed, plus conditionals */
 };
 
 void pn_generator_free(pn_generator *gen)
@@ -72,18 +73,19 @@ static pn_error realize(pn_generator *gen, pn_start start, pn_error_info *info)
 /* Everything a generator holds at once, once its problem is known: the
  * value tables, the problem, each sonority's group and the index of the
  * groups' members, the solver and the sampler's alias table. */
-static pn_error check_memory(const pn_generator *gen, const pn_rule_set *rs, const pn_settings *s,
+static pn_error check_memory(pn_generator *gen, const pn_rule_set *rs, const pn_settings *s,
                              pn_error_info *info)
 {
     const pn_problem *prob = gen->prob;
     int64_t need = pn_bytes_add(rs->table_bytes, pn_problem_bytes(prob));
     need = pn_bytes_add(need, pn_bytes_mul(prob->n, 2 * 4));
-    need = pn_bytes_add(need, pn_bytes_mul(prob->num_groups, 8 + 32));
+    need = pn_bytes_add(need, pn_bytes_mul(prob->num_groups, 8 + 40));
     need = pn_bytes_add(need, pn_solver_bytes(prob));
     char what[PN_MESSAGE_SIZE];
     snprintf(what, sizeof what,
              "rule set %.100s: realizing %d rules over %lld groups of %lld sonorities", rs->name,
              (int)prob->num_rules, (long long)prob->num_groups, (long long)prob->n);
+    gen->held_bytes = need;
     return pn_memory_check(need, s->max_memory, info, what);
 }
 
@@ -113,7 +115,9 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
     /* A context step starts from the current solution only: the pool of
      * other known selections would cost a full solve each, every step. */
     gen->stepping.warm_pool = 0;
-    pn_error err = PN_OK;
+    pn_error err = pn_rules_check_build(rs, 1, info);
+    if (err != PN_OK)
+        goto fail;
     gen->group_of = malloc((size_t)n * sizeof *gen->group_of);
     gen->target = malloc((size_t)pn_rule_set_num_rows(rs) * sizeof *gen->target);
     if (!gen->group_of || !gen->target) {
@@ -262,7 +266,18 @@ pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error
                        space->num_voices);
     if (gen->given[voice])
         return PN_OK;
-    const int64_t n = gen->prob->n;
+    const int64_t n = gen->prob->n, G = gen->prob->num_groups, L = pn_space_radix(space, voice);
+    /* the conditional's tables (sampler.c): members and scratch per
+     * sonority, per group, per label, and per (group, label) pair */
+    const int64_t pairs = pn_bytes_mul(G, L) < n ? pn_bytes_mul(G, L) : n;
+    int64_t bytes = pn_bytes_add(pn_bytes_mul(n, 3 * 4), pn_bytes_mul(G, 8));
+    bytes = pn_bytes_add(bytes, pn_bytes_add(pn_bytes_mul(L + 1, 16), pn_bytes_mul(pairs, 24)));
+    char what[96];
+    snprintf(what, sizeof what, "drawing with voice %d given", voice + 1);
+    pn_error check =
+        pn_memory_check(pn_bytes_add(gen->held_bytes, bytes), gen->knobs.max_memory, info, what);
+    if (check != PN_OK)
+        return check;
     int32_t *label_of = malloc((size_t)n * sizeof *label_of);
     if (!label_of)
         return pn_fail(info, PN_ERR_NOMEM, "pn_generator_prepare_conditional: out of memory");
@@ -274,6 +289,7 @@ pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error
     if (err != PN_OK)
         return err;
     gen->given_stale[voice] = 1;
+    gen->held_bytes = pn_bytes_add(gen->held_bytes, bytes);
     return PN_OK;
 }
 

@@ -187,6 +187,14 @@ static inline int64_t pn_pstep_hessian_bytes(int64_t m)
     return pn_bytes_mul(pn_bytes_mul(m + 1, m + 1), (int64_t)sizeof(double));
 }
 
+/* The lower Cholesky factor of the order-n matrix a (column-major) in
+ * place, as LAPACK's dpotrf; from order PN_PSTEP_POLLED_FACTOR on, with a
+ * poll set, in block columns that ask ps->poll between blocks of rows.
+ * Returns 0, the LAPACK info (> 0: not positive definite), or -1 when
+ * ps->poll asked to stop. Only ps->poll and ps->poll_user are read. */
+enum { PN_PSTEP_POLLED_FACTOR = 4096 };
+int pn_pstep_factorise(pn_pstep *ps, double *a, int n);
+
 /* Bytes pn_pstep_create() allocates for m rows, K rules, G groups. */
 int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums);
 

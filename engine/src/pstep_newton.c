@@ -18,19 +18,16 @@ static void cholesky_solve(const double *L, int n, double *x)
     cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, L, n, x, 1);
 }
 
-/* Orders from which the Cholesky factorisation is done in block columns
- * (left-looking), asking ps->poll between blocks of rows: one dpotrf of
- * order 10^4 takes several seconds and cannot be stopped. Below it, one
- * dpotrf call (music's factors are far smaller). */
-enum { POLLED_FACTOR_MIN = 4096, FACTOR_BLOCK = 256, FACTOR_ROWS = 2048 };
+/* The Cholesky factorisation from PN_PSTEP_POLLED_FACTOR on is done in
+ * block columns (left-looking), asking ps->poll between blocks of rows: one
+ * dpotrf of order 10^4 takes several seconds and cannot be stopped. Below
+ * it, one dpotrf call (music's factors are far smaller). */
+enum { FACTOR_BLOCK = 256, FACTOR_ROWS = 2048 };
 
-/* The lower Cholesky factor of the order-n matrix a (column-major) in
- * place. Returns 0, the LAPACK info (> 0: not positive definite), or -1
- * when ps->poll asked to stop. */
-static int factorise(pn_pstep *ps, double *a, int n)
+int pn_pstep_factorise(pn_pstep *ps, double *a, int n)
 {
     int info = 0;
-    if (n < POLLED_FACTOR_MIN || !ps->poll) {
+    if (n < PN_PSTEP_POLLED_FACTOR || !ps->poll) {
         dpotrf_("L", &n, a, &n, &info);
         return info;
     }
@@ -730,7 +727,7 @@ static int newton_direction(pn_pstep *ps, const double *w, double lambda, double
             if (shift > 0.0)
                 for (int32_t a = 0; a < nf; ++a)
                     ps->hess[a + (size_t)a * nf] += shift;
-            const int info = factorise(ps, ps->hess, nf);
+            const int info = pn_pstep_factorise(ps, ps->hess, nf);
             if (info < 0) {
                 ps->failure = "interrupted";
                 return -1;

@@ -790,6 +790,26 @@ static pn_error attach_row_sums(pn_problem *prob, const pn_feature_set *set, pn_
     return PN_OK;
 }
 
+pn_error pn_rules_check_build(const pn_rule_set *rs, int with_group_of, pn_error_info *info)
+{
+    const int64_t n = pn_space_size(&rs->space);
+    const int32_t K = rs->num_rules;
+    int32_t *sizes = malloc((size_t)K * sizeof *sizes);
+    if (!sizes)
+        return pn_fail(info, PN_ERR_NOMEM, "rule set %.100s: out of memory", rs->name);
+    for (int32_t r = 0; r < K; ++r)
+        sizes[r] = pn_feature_table_size(rs->rules[r].table);
+    int64_t need = pn_bytes_add(rs->table_bytes, pn_deoverlap_bytes(n, K, sizes));
+    if (with_group_of)
+        need = pn_bytes_add(need, pn_bytes_mul(n, 4));
+    free(sizes);
+    char what[PN_MESSAGE_SIZE];
+    snprintf(what, sizeof what, "rule set %.100s: de-overlapping %d rules over %lld sonorities",
+             rs->name, (int)K, (long long)n);
+    return pn_memory_check(need, rs->max_memory > 0 ? rs->max_memory : PN_DEFAULT_MAX_MEMORY, info,
+                           what);
+}
+
 pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
                                 pn_error_info *info)
 {
@@ -831,12 +851,7 @@ pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t
     }
     if ((err = pn_feature_set_check(&set, info)) != PN_OK)
         goto done;
-    char what[PN_MESSAGE_SIZE];
-    snprintf(what, sizeof what, "rule set %.100s: de-overlapping %d rules over %lld sonorities",
-             rs->name, (int)K, (long long)n);
-    const int64_t need = pn_bytes_add(rs->table_bytes, pn_deoverlap_bytes(n, K, sizes));
-    if ((err = pn_memory_check(need, rs->max_memory > 0 ? rs->max_memory : PN_DEFAULT_MAX_MEMORY,
-                               info, what)) != PN_OK)
+    if ((err = pn_rules_check_build(rs, group_of != NULL, info)) != PN_OK)
         goto done;
     if ((err = pn_problem_create(n, K, sizes, names, &prob, info)) != PN_OK)
         goto done;

@@ -194,6 +194,11 @@ void pn_rule_set_free(pn_rule_set *rs);
 pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
                                 pn_error_info *info);
 
+/* What pn_rules_build_problem() checks first: its value tables, the
+ * de-overlap's peak and (with_group_of) the caller's n-entry group map fit
+ * the set's memory limit; PN_ERR_LIMIT naming the set otherwise. */
+pn_error pn_rules_check_build(const pn_rule_set *rs, int with_group_of, pn_error_info *info);
+
 /* Writes rs as a "parnassus-rules/1" file that pn_rules_parse() reads back
  * as the same set (targets with 17 significant digits; only nonzero ones
  * are written). `name` is used in messages. PN_ERR_IO when writing fails. */
