@@ -41,7 +41,9 @@ live_session() {
     live "$@" <"$TMP/cmd" >"$TMP/$name.out" 2>"$TMP/$name.err" &
     SESSION_PID=$!
     exec 3>"$TMP/cmd"
-    for _ in $(seq 300); do
+    # starting loads the plugin and realizes its set: over 20 s under TSan
+    # on a busy machine, so up to two minutes
+    for _ in $(seq 1200); do
         grep -q "playing at" "$TMP/$name.out" && return 0
         kill -0 "$SESSION_PID" 2>/dev/null || break
         sleep 0.1
