@@ -208,6 +208,29 @@ pn_error pnp_model_load(const char *path, const pnp_knobs *knobs, pnp_model **ou
     return err;
 }
 
+/* A harmonized key is the melody (voice 0) or the bass (the last voice):
+ * the sonorities where another voice crosses it get a label of their own,
+ * one past the voice's values, that no draw asks for. */
+static void label_crossings(const pn_space *space, int voice, int32_t *label)
+{
+    const int k = space->num_voices;
+    if (voice != 0 && voice != k - 1)
+        return;
+    const int32_t crossed = (int32_t)pn_space_radix(space, voice);
+    const int64_t n = pn_space_size(space);
+    int pitch[PNP_MAX_VOICES];
+    for (int64_t x = 0; x < n; ++x) {
+        if (label[x] == 0 || pn_space_decode(space, x, pitch, NULL) != PN_OK)
+            continue; /* a rest crosses nothing */
+        for (int v = 0; v < k; ++v)
+            if (v != voice && pitch[v] != PN_REST &&
+                (voice == 0 ? pitch[v] > pitch[voice] : pitch[v] < pitch[voice])) {
+                label[x] = crossed;
+                break;
+            }
+    }
+}
+
 static pn_error prepare_given(pnp_model *m, pnp_realization *r, int voice, pn_error_info *info)
 {
     if (r->given && r->given_voice == voice)
@@ -220,8 +243,10 @@ static pn_error prepare_given(pnp_model *m, pnp_realization *r, int voice, pn_er
     if (!label)
         return pn_fail(info, PN_ERR_NOMEM, "conditional tables: out of memory");
     pn_space_voice_labels(space, voice, label);
-    pn_error err = pn_conditional_create(pn_generator_group_index(m->gen), label,
-                                         (int32_t)pn_space_radix(space, voice), &r->given, info);
+    label_crossings(space, voice, label);
+    pn_error err =
+        pn_conditional_create(pn_generator_group_index(m->gen), label,
+                              (int32_t)pn_space_radix(space, voice) + 1, &r->given, info);
     free(label);
     if (err == PN_OK)
         r->given_voice = voice;
@@ -258,6 +283,28 @@ pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, con
     return r;
 }
 
+/* When no sonority of the realization has `voice` at `pitch` with the
+ * other voices inside it (see label_crossings), an unconditional draw is
+ * revoiced: the voice takes the key, and every other voice that crosses
+ * it moves by octaves to its side, keeping its pitch class, or rests when
+ * its range leaves no room. */
+static void voice_under_key(const pn_space *space, int voice, int pitch, int *pitches)
+{
+    const int k = space->num_voices;
+    pitches[voice] = pitch;
+    if (voice != 0 && voice != k - 1)
+        return;
+    const int step = voice == 0 ? -12 : 12;
+    for (int v = 0; v < k; ++v) {
+        if (v == voice || pitches[v] == PN_REST)
+            continue;
+        int p = pitches[v];
+        while (voice == 0 ? p > pitch : p < pitch)
+            p += step;
+        pitches[v] = p >= space->low[v] && p <= space->high[v] ? p : PN_REST;
+    }
+}
+
 /* One draw, with `voice` at `pitch` when voice >= 0 (see
  * pnp_realization_draw); 0 when nothing could be drawn. */
 static int draw_once(const pnp_realization *r, pn_rng *rng, int voice, int pitch, int *pitches)
@@ -273,7 +320,7 @@ static int draw_once(const pnp_realization *r, pn_rng *rng, int voice, int pitch
     if (x < 0 || pn_space_decode(space, x, pitches, NULL) != PN_OK)
         return 0;
     if (forced)
-        pitches[voice] = pitch;
+        voice_under_key(space, voice, pitch, pitches);
     return 1;
 }
 

@@ -363,7 +363,7 @@ static void step(pnp_plugin *self, int64_t t)
         --self->num_ahead;
         memmove(self->ahead[0], self->ahead[1], (size_t)self->num_ahead * sizeof self->ahead[0]);
     } else {
-        self->num_ahead = 0; /* harmonizing: the key held decides */
+        pnp_drop_ahead(self); /* harmonizing: the key held decides, after what sounded */
         if (!draw_now(self, r, mode, pitch))
             return;
     }

@@ -749,6 +749,64 @@ static void test_harmonization_keeps_the_played_soprano(void **state)
     pnh_free(h);
 }
 
+/* The key held is the outer voice: with input mode m (1 soprano, 2 bass)
+ * no other voice sounds above (below) it, over many keys and steps. */
+static void harmonized_key_is_outer(int mode, int low_key, int high_key)
+{
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "input_mode", (float)mode);
+    set(h, "channel_per_voice", 1);
+    set(h, "division", 3); /* 1/8: 12000 frames at 120 bpm and 48 kHz */
+    set(h, "gate", 50);
+    run_frames(h, 256, 256);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    const int per_key = 6, key_channel = mode == 1 ? 0 : 3;
+    int steps = 0;
+    for (int key = low_key; key <= high_key; ++key) {
+        pn_error_info info = {0};
+        const uint8_t off[3] = {0x80, (uint8_t)(key - 1), 0};
+        const uint8_t on[3] = {0x90, (uint8_t)key, 100};
+        if (key > low_key)
+            assert_int_equal(pnh_queue_midi(h, 0, off, 3, &info), PN_OK);
+        assert_int_equal(pnh_queue_midi(h, 0, on, 3, &info), PN_OK);
+        for (int s = 0; s < per_key; ++s, ++steps) {
+            const int64_t frame = (int64_t)steps * 12000;
+            run_frames(h, 12000, 256);
+            int keyed = -1, outer = mode == 1 ? -1 : 128, voices = 0;
+            for (int i = 0; i < cap.count; ++i) {
+                if (!is_on(&cap.ev[i]) || cap.ev[i].frame != frame)
+                    continue;
+                const int note = cap.ev[i].msg[1];
+                ++voices;
+                if ((cap.ev[i].msg[0] & 15) == key_channel)
+                    keyed = note;
+                outer = mode == 1 ? (note > outer ? note : outer) : (note < outer ? note : outer);
+            }
+            if (voices == 0)
+                continue; /* a tied repeat starts nothing */
+            assert_true(keyed >= 0);
+            assert_int_equal(keyed % 12, key % 12);
+            assert_int_equal(outer, keyed);
+        }
+    }
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
+static void test_harmonized_soprano_is_the_top_voice(void **state)
+{
+    (void)state;
+    harmonized_key_is_outer(1, 60, 79);
+}
+
+static void test_harmonized_bass_is_the_lowest_voice(void **state)
+{
+    (void)state;
+    harmonized_key_is_outer(2, 40, 59);
+}
+
 int main(void)
 {
     if (!getenv("PNP_BUNDLE_DIR")) {
@@ -766,6 +824,8 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_notes),
         cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_harmonization_keeps_the_played_soprano),
+        cmocka_unit_test(test_harmonized_soprano_is_the_top_voice),
+        cmocka_unit_test(test_harmonized_bass_is_the_lowest_voice),
         cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
         cmocka_unit_test(test_draw_ahead_follows_the_step_length),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
