@@ -672,6 +672,22 @@ static char *state_text(const char *file, const char *dir)
     return out;
 }
 
+/* Removes a state directory lilv wrote (files only, no subdirectories). */
+static void remove_state_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        assert_int_equal(remove(path), 0);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_state_round_trip(void **state)
 {
     (void)state;
@@ -709,6 +725,8 @@ static void test_state_round_trip(void **state)
     pnh_free(b);
     free(file_a);
     free(file_b);
+    remove_state_dir(dir_a);
+    remove_state_dir(dir_b);
 }
 
 static void test_harmonization_keeps_the_played_soprano(void **state)
