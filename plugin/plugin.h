@@ -1,9 +1,10 @@
-/* The plugin instance, shared by plugin.c (run), worker.c (the LV2 Worker)
- * and state.c (save/restore). Threads: run(), work_response() and
- * end_run() on the audio thread; work() on the host's worker thread;
- * instantiate, activate, save and restore on the host's main thread (never
- * at the same time as run(), per the LV2 threading classes, but possibly
- * while work() runs). What each field belongs to is said next to it. */
+/* The plugin instance, shared by plugin.c, run.c and steps.c (the audio
+ * side), worker.c (the LV2 Worker) and state.c (save/restore). Threads:
+ * run(), work_response() and end_run() on the audio thread; work() on the
+ * host's worker thread; instantiate, activate, save and restore on the
+ * host's main thread (never at the same time as run(), per the LV2
+ * threading classes, but possibly while work() runs). What each field
+ * belongs to is said next to it. */
 #ifndef PARNASSUS_PLUGIN_PLUGIN_H
 #define PARNASSUS_PLUGIN_PLUGIN_H
 
@@ -179,18 +180,32 @@ LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const vo
 void pnp_schedule_pending(pnp_plugin *self);
 /* Installs a realization in run(): a new model also retires the old one. */
 void pnp_install(pnp_plugin *self, pnp_realization *r);
+/* run.c */
+void pnp_run(LV2_Handle instance, uint32_t n_frames);
+
+/* steps.c (audio thread, but pnp_reseed) */
+/* Seeds the draws from the seed port's value (held to 0 .. 2^24 - 1, so
+ * the conversion is exact), or for 0 from the clock when may_read_clock
+ * (activate), else from the generator itself (run). Drops what was drawn
+ * ahead with the old seed. */
+void pnp_reseed(pnp_plugin *self, float seed_port, int may_read_clock);
+/* Plays everything due before absolute frame `end`: note-offs and steps,
+ * in time order. */
+void pnp_play_until(pnp_plugin *self, int64_t end);
+/* Note-offs for every sounding note at absolute frame `frame`. */
+void pnp_panic(pnp_plugin *self, int64_t frame);
 /* Draws a coming step's sonority ahead from the live realization when it
  * is the realization of the newest context, fewer than the steps of
  * PNP_AHEAD_SECONDS are drawn ahead and the transport rolls (not while
  * harmonizing); the sonority becomes the new context. Returns 1 when it
- * drew. Audio thread (plugin.c). */
+ * drew. */
 int pnp_draw_ahead(pnp_plugin *self);
 /* Forgets the sonorities drawn ahead (a new seed, harmonizing switched):
  * the context goes back to the last sonority sounded, under a new serial,
- * so the worker realizes it again. Audio thread (plugin.c). */
+ * so the worker realizes it again. */
 void pnp_drop_ahead(pnp_plugin *self);
 /* Schedules what is pending and draws ahead when it can, after the ports
- * of the block are read. Audio thread (plugin.c). */
+ * of the block are read. */
 void pnp_advance(pnp_plugin *self);
 
 /* state.c */
