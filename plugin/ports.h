@@ -1,41 +1,9 @@
-/* The plugin's ports. Indices and symbols are part of the plugin's public
- * face: hosts save sessions and automation by symbol, so a symbol never
- * changes once released and new ports are only ever appended. The Turtle
- * description (ttl/parnassus.ttl.in) lists the same ports in this order. */
+/* The plugin's ports, as C sees them. Each port is declared once, in
+ * ports.def: the enum below, the table of ports.c (what run() holds input
+ * values to) and the Turtle's port list (ttl/write_ttl.c writes it at build
+ * time) all come from there, so they cannot differ. */
 #ifndef PARNASSUS_PLUGIN_PORTS_H
 #define PARNASSUS_PLUGIN_PORTS_H
-
-typedef enum pnp_port {
-    PNP_CONTROL = 0,       /* "control": atom in: MIDI, time:Position, patch messages */
-    PNP_MIDI_OUT,          /* "midi_out": atom out: the generated MIDI */
-    PNP_NOTIFY,            /* "notify": atom out: patch:Set replies (rule-set path) */
-    PNP_LOG2_LAMBDA_W,     /* "log2_lambda_w": style, -12 (conservative) .. 6 (liberal) */
-    PNP_ALPHA,             /* "alpha": 0 (elimination) .. 1 (selection), 0.8 */
-    PNP_SYNC,              /* "sync": 0 host transport, 1 host tempo only, 2 free run */
-    PNP_BPM,               /* "bpm": tempo when not taken from the host, 20 .. 400 */
-    PNP_DIVISION,          /* "division": note value of a step, see pnp_division */
-    PNP_GATE,              /* "gate": % of the step a note sounds, 5 .. 100 */
-    PNP_VELOCITY,          /* "velocity": 1 .. 127 */
-    PNP_HUMANIZE,          /* "humanize": random velocity spread, 0 .. 64 */
-    PNP_CHANNEL,           /* "channel": MIDI channel 1 .. 16 */
-    PNP_CHANNEL_PER_VOICE, /* "channel_per_voice": voice v on channel + v */
-    PNP_SOPRANO,           /* "soprano": the voice sounds (toggle) */
-    PNP_ALTO,              /* "alto" */
-    PNP_TENOR,             /* "tenor" */
-    PNP_BASS,              /* "bass" */
-    PNP_KEY,               /* "key": tonic 0 (C) .. 11 (B); rule sets are learned in C */
-    PNP_OCTAVE,            /* "octave": -3 .. 3 */
-    PNP_INPUT_MODE,        /* "input_mode": 0 off, 1 soprano follows, 2 bass follows */
-    PNP_SEED,              /* "seed": 0 = from the clock */
-    PNP_PANIC,             /* "panic": trigger, note-offs for every sounding note */
-    PNP_ENABLE,            /* "enable": lv2:enabled */
-    PNP_RULES_SELECTED,    /* "rules_selected": out, rules the realization keeps */
-    PNP_WEIGHTED_ERROR,    /* "weighted_error": out, E(p, w) of the realization */
-    PNP_SOLVE_MS,          /* "solve_ms": out, wall time of the last solve */
-    PNP_SOLVER_BUSY,       /* "solver_busy": out, 1 while a solve is in flight */
-    PNP_LATE_STEPS,        /* "late_steps": out, steps drawn before their context was realized */
-    PNP_NUM_PORTS
-} pnp_port;
 
 /* "sync" values */
 enum { PNP_SYNC_HOST = 0, PNP_SYNC_HOST_TEMPO = 1, PNP_SYNC_FREE = 2 };
@@ -48,42 +16,113 @@ enum { PNP_INPUT_OFF = 0, PNP_INPUT_SOPRANO = 1, PNP_INPUT_BASS = 2 };
  * 11 triplet 1/16. */
 #define PNP_NUM_DIVISIONS 12
 
-/* The input control ports' ranges: X(port, minimum, maximum, default).
- * They are written here only: the plugin holds every value it reads to
- * them (pnp_port_sanitize), and CMake writes them into the Turtle as
- * lv2:minimum, lv2:maximum and lv2:default (ttl/CMakeLists.txt reads the
- * X(...) entries as text, so write the numbers as Turtle literals: with a
- * decimal point for a float port, without for an integer one). */
-/* clang-format off */
-#define PNP_CONTROL_RANGES(X)                         \
-    X(PNP_LOG2_LAMBDA_W,     -12.0,  6.0,      0.0)   \
-    X(PNP_ALPHA,             0.0,    1.0,      0.8)   \
-    X(PNP_SYNC,              0,      2,        0)     \
-    X(PNP_BPM,               20.0,   400.0,    120.0) \
-    X(PNP_DIVISION,          0,      11,       3)     \
-    X(PNP_GATE,              5.0,    100.0,    90.0)  \
-    X(PNP_VELOCITY,          1,      127,      90)    \
-    X(PNP_HUMANIZE,          0,      64,       0)     \
-    X(PNP_CHANNEL,           1,      16,       1)     \
-    X(PNP_CHANNEL_PER_VOICE, 0,      1,        0)     \
-    X(PNP_SOPRANO,           0,      1,        1)     \
-    X(PNP_ALTO,              0,      1,        1)     \
-    X(PNP_TENOR,             0,      1,        1)     \
-    X(PNP_BASS,              0,      1,        1)     \
-    X(PNP_KEY,               0,      11,       0)     \
-    X(PNP_OCTAVE,            -3,     3,        0)     \
-    X(PNP_INPUT_MODE,        0,      2,        0)     \
-    X(PNP_SEED,              0,      16777215, 0)     \
-    X(PNP_PANIC,             0,      1,        0)     \
-    X(PNP_ENABLE,            0,      1,        1)
-/* clang-format on */
+/* The ports by index (PNP_CONTROL = 0, PNP_MIDI_OUT, ...). */
+typedef enum pnp_port {
+#define PNP_PORT(id, index, ...) id = index,
+#include "ports.def"
+    PNP_NUM_PORTS
+} pnp_port;
+
+/* The port groups (pg:Group) the ports are shown in. */
+typedef enum pnp_port_group {
+    PNP_NO_GROUP = 0,
+#define PNP_GROUP(id, symbol, label) id,
+#include "ports.def"
+    PNP_NUM_GROUPS
+} pnp_port_group;
+
+typedef enum pnp_port_kind {
+    PNP_ATOM_IN,     /* atom:AtomPort, lv2:InputPort, a sequence */
+    PNP_ATOM_OUT,    /* atom:AtomPort, lv2:OutputPort, a sequence */
+    PNP_CONTROL_IN,  /* lv2:ControlPort, lv2:InputPort: held to its range */
+    PNP_CONTROL_OUT, /* lv2:ControlPort, lv2:OutputPort */
+} pnp_port_kind;
+
+/* What a control port's number means; the Turtle writes an integer or a
+ * toggle's values without a decimal point. */
+typedef enum pnp_value_type {
+    PNP_REAL = 0,
+    PNP_INTEGER, /* lv2:integer */
+    PNP_TOGGLE,  /* lv2:toggled: 0 off, 1 on */
+} pnp_value_type;
+
+/* units:unit of a control port. */
+typedef enum pnp_unit {
+    PNP_NO_UNIT = 0,
+    PNP_UNIT_BPM,     /* units:bpm */
+    PNP_UNIT_PERCENT, /* units:pc */
+    PNP_UNIT_OCTAVES, /* units:oct */
+    PNP_UNIT_MS,      /* units:ms */
+    PNP_UNIT_RULES,   /* the plugin's own: a count of rules */
+    PNP_UNIT_STEPS,   /* the plugin's own: a count of steps */
+} pnp_unit;
+
+/* lv2:portProperty, besides lv2:integer and lv2:toggled (pnp_value_type). */
+enum {
+    PNP_ENUMERATION = 1 << 0,  /* lv2:enumeration: only the scale points */
+    PNP_TRIGGER = 1 << 1,      /* pprops:trigger */
+    PNP_EXPENSIVE = 1 << 2,    /* pprops:expensive: a change re-solves */
+    PNP_NOT_AUTOMATIC = 1 << 3 /* pprops:notAutomatic */
+};
+
+/* lv2:designation */
+typedef enum pnp_designation {
+    PNP_NO_DESIGNATION = 0,
+    PNP_DESIGNATION_CONTROL, /* lv2:control: the port hosts send time and patch messages to */
+    PNP_DESIGNATION_ENABLED, /* lv2:enabled: the bypass */
+} pnp_designation;
+
+/* atom:supports of an atom port */
+enum {
+    PNP_SUPPORTS_MIDI = 1 << 0,     /* midi:MidiEvent */
+    PNP_SUPPORTS_POSITION = 1 << 1, /* time:Position */
+    PNP_SUPPORTS_PATCH = 1 << 2     /* patch:Message */
+};
 
 typedef struct pnp_range {
     float minimum, maximum, def;
 } pnp_range;
 
-/* The range of an input control port (PNP_CONTROL_RANGES); NULL for the
- * other ports. */
+typedef struct pnp_scale_point {
+    float value;
+    const char *label;
+} pnp_scale_point;
+
+/* A port's scale points in ports.def, ended by one without a label. */
+#define PNP_SCALE(...) ((const pnp_scale_point[]){__VA_ARGS__, {0.0f, NULL}})
+
+/* Everything hosts are told about a port. The fields of a PNP_PORT entry
+ * of ports.def. */
+typedef struct pnp_port_info {
+    const char *symbol;  /* lv2:symbol: stable forever */
+    const char *name;    /* lv2:name */
+    const char *comment; /* rdfs:comment: what it does, musically */
+    pnp_port_kind kind;
+    pnp_port_group group;
+    /* control ports */
+    pnp_value_type type;
+    pnp_range range; /* lv2:minimum, lv2:maximum, lv2:default */
+    pnp_unit unit;
+    unsigned properties; /* PNP_ENUMERATION, ... */
+    pnp_designation designation;
+    const pnp_scale_point *scale_points; /* PNP_SCALE(...) or NULL */
+    /* atom ports */
+    unsigned supports;     /* PNP_SUPPORTS_* */
+    unsigned minimum_size; /* rsz:minimumSize in bytes, 0 for the host's default */
+} pnp_port_info;
+
+typedef struct pnp_group_info {
+    const char *symbol; /* lv2:symbol of the pg:Group */
+    const char *label;  /* rdfs:label */
+} pnp_group_info;
+
+/* A port's declaration; NULL for an index out of range. */
+const pnp_port_info *pnp_port_get(pnp_port port);
+
+/* A port group's declaration; NULL for PNP_NO_GROUP and out of range. */
+const pnp_group_info *pnp_group_get(pnp_port_group group);
+
+/* The range of an input control port; NULL for the other ports. */
 const pnp_range *pnp_port_range(pnp_port port);
 
 /* A value of an input control port held to its range: NaN and infinities

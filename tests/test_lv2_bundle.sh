@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Checks the parnassus.lv2 bundle of a build tree, then its installation.
 #
-#   tests/test_lv2_bundle.sh BUNDLE_DIR [BUILD_DIR]
+#   tests/test_lv2_bundle.sh WRITE_TTL BUNDLE_DIR [BUILD_DIR]
 #
-# BUNDLE_DIR is <build>/lv2/parnassus.lv2 (plugin + ttl targets built).
+# WRITE_TTL is the build's pnp_write_ttl (ttl/write_ttl.c), which tells the
+# plugin's URI (plugin/uris.h) and its port symbols by index, as the plugin
+# is compiled with them (plugin/ports.def). BUNDLE_DIR is
+# <build>/lv2/parnassus.lv2 (plugin + ttl targets built).
 # With BUILD_DIR it also installs the bundle (cmake --install, component
 # lv2) into a temporary prefix and checks what lands there.
 #
@@ -14,9 +17,9 @@
 #   validate  lv2_validate on all .ttl: exit 0, "Found 0 errors"
 #   rules     every state:state rule-set path of the presets is a file of
 #             the bundle
-#   lv2ls     with LV2_PATH holding only this bundle, lists urn:parnassus:lv2
+#   lv2ls     with LV2_PATH holding only this bundle, lists the plugin's URI
 #             and nothing else
-#   lv2info   the port symbols of plugin/ports.h, in order and nothing more;
+#   lv2info   the port symbols of the plugin, in order and nothing more;
 #             every preset label; the required features; the class; the
 #             binary in this bundle
 #   exports   nm -D --defined-only parnassus.so: exactly lv2_descriptor
@@ -31,11 +34,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-ports_h=$root/plugin/ports.h
 rules_src=$root/presets
-URI=urn:parnassus:lv2
 
-# The presets of ttl/presets.ttl, by label.
+# The presets of ttl/presets.ttl.in, by label.
 preset_labels=("Strict" "Balanced" "Liberal" "Chorale major" "Chorale minor" "Textbook major" "Textbook minor" "Mixed modes" "Pedagogical")
 required_features=("http://lv2plug.in/ns/ext/urid#map" "http://lv2plug.in/ns/ext/worker#schedule")
 # Shared libraries the plugin may need at run time (extended regexps, whole
@@ -47,9 +48,11 @@ fail() { echo "test_lv2_bundle: FAIL: $*" >&2; exit 1; }
 pass() { echo "test_lv2_bundle: pass: $*"; }
 skip() { echo "test_lv2_bundle: SKIP: $*" >&2; exit 77; }
 
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 BUNDLE_DIR [BUILD_DIR]" >&2; exit 2; }
-bundle=$(cd "$1" 2>/dev/null && pwd) || fail "no bundle directory $1 (build the targets parnassus_lv2 and parnassus_lv2_bundle)"
-build=${2:-}
+[ $# -ge 2 ] && [ $# -le 3 ] || { echo "usage: $0 WRITE_TTL BUNDLE_DIR [BUILD_DIR]" >&2; exit 2; }
+write_ttl=$1
+[ -x "$write_ttl" ] || fail "$write_ttl is not the build's pnp_write_ttl"
+bundle=$(cd "$2" 2>/dev/null && pwd) || fail "no bundle directory $2 (build the targets parnassus_lv2 and parnassus_lv2_bundle)"
+build=${3:-}
 
 for tool in serdi lv2_validate sord_validate lv2ls lv2info nm readelf ldd; do
   command -v "$tool" >/dev/null || skip "$tool not found (scripts/bootstrap.sh installs lv2-dev, sordi, serdi, lilv-utils)"
@@ -58,13 +61,11 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pnp-lv2-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# The port symbols of plugin/ports.h: the "symbol" opening the comment of
-# each enumerator between "typedef enum pnp_port" and PNP_NUM_PORTS.
-mapfile -t port_symbols < <(sed -n '/typedef enum pnp_port/,/PNP_NUM_PORTS/p' "$ports_h" |
-  sed -n 's|^[[:space:]]*PNP_[A-Z0-9_]*[[:space:]]*\(=[[:space:]]*[0-9]*\)\{0,1\},[[:space:]]*/\*[[:space:]]*"\([a-z0-9_]*\)".*|\2|p')
-n_enum=$(sed -n '/typedef enum pnp_port/,/PNP_NUM_PORTS/p' "$ports_h" | grep -c '^[[:space:]]*PNP_[A-Z0-9_]*[[:space:]]*\(=[[:space:]]*[0-9]*\)\{0,1\},' || true)
-[ "${#port_symbols[@]}" -gt 0 ] && [ "${#port_symbols[@]}" -eq "$n_enum" ] ||
-  fail "could not read the port symbols of $ports_h (${#port_symbols[@]} symbols for $n_enum ports)"
+# The plugin's URI and port symbols, from the same declarations the plugin
+# is compiled from.
+URI=$("$write_ttl" --uri) || fail "$write_ttl --uri failed"
+mapfile -t port_symbols < <("$write_ttl" --symbols)
+[ "${#port_symbols[@]}" -gt 0 ] || fail "$write_ttl --symbols listed no ports"
 
 mapfile -t rule_files < <(cd "$rules_src" && ls -1 -- *.json)
 [ "${#rule_files[@]}" -gt 0 ] || fail "no rule sets in $rules_src"
@@ -90,7 +91,7 @@ check_rule_paths() {
     [ -f "$path" ] || fail "preset rule set $path does not exist"
     n=$((n + 1))
   done < <(for f in "$dir"/presets*.ttl; do serdi -q -i turtle -o ntriples "$f"; done |
-           sed -n 's|^_:[^ ]* <urn:parnassus:lv2:ruleSet> <\([^>]*\)> \.$|\1|p')
+           sed -n "s|^_:[^ ]* <$URI:ruleSet> <\\([^>]*\\)> \\.\$|\\1|p")
   [ "$n" -eq "${#rule_files[@]}" ] || fail "the presets load $n rule sets, the bundle ships ${#rule_files[@]}"
   echo "$n"
 }
@@ -124,11 +125,11 @@ check_lv2info() {
   mapfile -t got_symbols < <(awk '/^[[:space:]]*Port [0-9]+:/ { port = $2 + 0; next }
                                   /^[[:space:]]*Symbol:/ { print port " " $2 }' <<<"$info" | sort -n | cut -d' ' -f2)
   [ "${#got_symbols[@]}" -eq "${#port_symbols[@]}" ] ||
-    fail "lv2info shows ${#got_symbols[@]} ports, plugin/ports.h has ${#port_symbols[@]}"
+    fail "lv2info shows ${#got_symbols[@]} ports, the plugin has ${#port_symbols[@]}"
   local i
   for i in "${!port_symbols[@]}"; do
     [ "${got_symbols[$i]}" = "${port_symbols[$i]}" ] ||
-      fail "port $i: lv2info shows symbol '${got_symbols[$i]}', plugin/ports.h says '${port_symbols[$i]}'"
+      fail "port $i: lv2info shows symbol '${got_symbols[$i]}', the plugin's is '${port_symbols[$i]}'"
   done
 
   # Presets: the labels listed under "Presets:".
@@ -175,7 +176,7 @@ pass "rules: the presets load $n rule sets, all in the bundle's rules/"
 
 check_lv2info "$bundle"
 pass "lv2ls: $URI only"
-pass "lv2info: ${#port_symbols[@]} ports as plugin/ports.h, ${#preset_labels[@]} presets, required features ${required_features[*]}"
+pass "lv2info: ${#port_symbols[@]} ports as plugin/ports.def, ${#preset_labels[@]} presets, required features ${required_features[*]}"
 
 so=$bundle/parnassus.so
 exports=$(nm -D --defined-only "$so" | awk 'NF { print $NF }' | sort -u)
