@@ -38,12 +38,12 @@
 
 #include "bench_support.h"
 #include "lv2host.h"
+#include "uris.h"
 
 #ifndef PN_BENCH_BUNDLE
 #define PN_BENCH_BUNDLE "lv2/parnassus.lv2"
 #endif
 
-#define PLUGIN_URI "urn:parnassus:lv2"
 enum { BLOCK = 256 };
 
 typedef struct audio_clock {
@@ -113,7 +113,7 @@ static pnh_host *host_with(const char *bundle, pnh_worker_mode mode, const pnh_h
 {
     pnh_settings s;
     pnh_settings_default(&s);
-    s.plugin_uri = PLUGIN_URI;
+    s.plugin_uri = PNP_URI;
     s.bundle_dir = bundle;
     s.max_block = BLOCK;
     s.worker_mode = mode;

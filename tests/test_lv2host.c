@@ -15,10 +15,10 @@
 #include "lv2host.h"
 #include "midi_events.h"
 #include "ring.h"
+#include "uris.h"
 
 #include <smf.h>
 
-#define PLUGIN_URI     "urn:parnassus:lv2"
 #define MIDI_EVENT_URI "http://lv2plug.in/ns/ext/midi#MidiEvent"
 
 enum { RATE = 48000, BLOCK = 256 };
@@ -189,7 +189,7 @@ static pnh_host *make_host(pnh_worker_mode mode, int hooks)
 {
     pnh_settings st;
     pnh_settings_default(&st);
-    st.plugin_uri = PLUGIN_URI;
+    st.plugin_uri = PNP_URI;
     st.bundle_dir = bundle();
     st.sample_rate = RATE;
     st.max_block = BLOCK;
@@ -370,7 +370,7 @@ static void test_missing_bundle(void **state)
     (void)state;
     pnh_settings st;
     pnh_settings_default(&st);
-    st.plugin_uri = PLUGIN_URI;
+    st.plugin_uri = PNP_URI;
     st.bundle_dir = "/nonexistent/parnassus.lv2";
     pn_error_info info = {PN_OK, ""};
     pnh_host *h = NULL;
@@ -381,7 +381,7 @@ static void test_missing_bundle(void **state)
     st.bundle_dir = bundle();
     st.plugin_uri = NULL;
     assert_int_equal(pnh_create(&st, &h, &info), PN_ERR_INVALID);
-    st.plugin_uri = PLUGIN_URI;
+    st.plugin_uri = PNP_URI;
     st.max_block = 0;
     assert_int_equal(pnh_create(&st, &h, &info), PN_ERR_INVALID);
 }
@@ -430,7 +430,7 @@ static void check_presets_and_state(pnh_host *h)
     assert_int_equal(pnh_preset_apply(h, "Strict", &info), PN_OK);
     assert_true(pnh_get_control(h, "log2_lambda_w") == -8.0f);
     assert_true(pnh_get_control(h, "alpha") == 1.0f);
-    assert_int_equal(pnh_preset_apply(h, "urn:parnassus:lv2:preset:balanced", &info), PN_OK);
+    assert_int_equal(pnh_preset_apply(h, PNP_PRESET_PREFIX "balanced", &info), PN_OK);
     assert_true(pnh_get_control(h, "log2_lambda_w") == 0.0f);
     assert_int_equal(pnh_preset_apply(h, "No Such Preset", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "No Such Preset"));

@@ -27,8 +27,8 @@
 #include "lv2host.h"
 #include "parnassus/rng.h"
 #include "rt_guard.h"
+#include "uris.h"
 
-#define PLUGIN_URI "urn:parnassus:lv2"
 enum { MAX_EVENTS = 1 << 16, RATE = 48000 };
 
 typedef struct midi_ev {
@@ -76,7 +76,7 @@ static pnh_host *new_host(pnh_worker_mode mode, uint32_t max_block, const pnh_ho
 {
     pnh_settings s;
     pnh_settings_default(&s);
-    s.plugin_uri = PLUGIN_URI;
+    s.plugin_uri = PNP_URI;
     s.bundle_dir = getenv("PNP_BUNDLE_DIR");
     s.max_block = max_block;
     s.worker_mode = mode;
@@ -489,7 +489,8 @@ static void test_odd_atoms(void **state)
     assert_int_equal(pnh_queue_atom(h, 0, (const LV2_Atom *)buf, &info), PN_OK);
     const uint8_t short_midi[1] = {0x90};
     assert_int_equal(pnh_queue_midi(h, 1, short_midi, 1, &info), PN_OK);
-    assert_int_equal(pnh_queue_patch_set_path(h, 2, PLUGIN_URI ":ruleSet", "/nonexistent/rules.json", &info), PN_OK);
+    assert_int_equal(pnh_queue_patch_set_path(h, 2, PNP__ruleSet, "/nonexistent/rules.json", &info),
+                     PN_OK);
     run_frames(h, 48000, 256);
     assert_true(pnh_log_errors(h) >= 1); /* the bad file is logged */
     assert_non_null(strstr(pnh_log_text(h), "/nonexistent/rules.json"));
@@ -533,7 +534,7 @@ static void test_unrealizable_rule_sets_keep_the_previous(void **state)
         fclose(f);
         pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
         pn_error_info info = {0};
-        assert_int_equal(pnh_queue_patch_set_path(h, 0, PLUGIN_URI ":ruleSet", path, &info), PN_OK);
+        assert_int_equal(pnh_queue_patch_set_path(h, 0, PNP__ruleSet, path, &info), PN_OK);
         run_frames(h, 256, 256);
         assert_int_equal(pnh_log_errors(h), 1);
         assert_non_null(strstr(pnh_log_text(h), "the previous one keeps playing"));
@@ -595,7 +596,7 @@ static void test_run_never_allocates_or_locks(void **state)
             pn_error_info info = {0};
             char path[4096];
             snprintf(path, sizeof path, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
-            assert_int_equal(pnh_queue_patch_set_path(h, 0, PLUGIN_URI ":ruleSet", path, &info), PN_OK);
+            assert_int_equal(pnh_queue_patch_set_path(h, 0, PNP__ruleSet, path, &info), PN_OK);
         }
         run_frames(h, 256, 256);
     }
@@ -698,7 +699,7 @@ static void test_state_round_trip(void **state)
     snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
     pnh_host *a = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
     pn_error_info info = {0};
-    assert_int_equal(pnh_queue_patch_set_path(a, 0, PLUGIN_URI ":ruleSet", rules, &info), PN_OK);
+    assert_int_equal(pnh_queue_patch_set_path(a, 0, PNP__ruleSet, rules, &info), PN_OK);
     set(a, "log2_lambda_w", -3);
     set(a, "seed", 4321);
     capture_start(&cap, a);

@@ -31,8 +31,8 @@
 #include "lv2host.h"
 #include "ports.h"
 #include "rt_guard.h"
+#include "uris.h"
 
-#define PLUGIN_URI "urn:parnassus:lv2"
 enum { RATE = 48000, BLOCK = 128, MAX_EVENTS = 1 << 16 };
 
 static const float hostile[] = {NAN, INFINITY, -INFINITY, 1e30f, -1e30f};
@@ -636,7 +636,7 @@ static int make_host(void **state)
     (void)state;
     pnh_settings s;
     pnh_settings_default(&s);
-    s.plugin_uri = PLUGIN_URI;
+    s.plugin_uri = PNP_URI;
     s.bundle_dir = getenv("PNP_BUNDLE_DIR");
     s.max_block = BLOCK;
     s.worker_mode = PNH_WORKER_IMMEDIATE;
@@ -656,7 +656,7 @@ static int make_host(void **state)
     char rules[4096];
     snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", s.bundle_dir);
     if (pnh_activate(host, &info) != PN_OK ||
-        pnh_queue_patch_set_path(host, 0, PLUGIN_URI ":ruleSet", rules, &info) != PN_OK ||
+        pnh_queue_patch_set_path(host, 0, PNP__ruleSet, rules, &info) != PN_OK ||
         pnh_run(host, BLOCK, NULL, NULL, &info) < 0 || pnh_log_errors(host) != 0) {
         fprintf(stderr, "test_plugin_hostile: %s%s\n", info.message, pnh_log_text(host));
         return -1;

@@ -14,9 +14,7 @@
 #include "live_clock.h"
 #include "lv2host.h"
 #include "ring.h"
-
-#define PLUGIN_URI   "urn:parnassus:lv2"
-#define RULE_SET_URI PLUGIN_URI ":ruleSet"
+#include "uris.h"
 
 enum {
     MAX_PRESETS = 64,
@@ -126,7 +124,7 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
 {
     pnh_settings hs;
     pnh_settings_default(&hs);
-    hs.plugin_uri = PLUGIN_URI;
+    hs.plugin_uri = PNP_URI;
     hs.bundle_dir = e->s.bundle_dir;
     hs.sample_rate = e->s.sample_rate;
     hs.max_block = e->s.max_block;
@@ -141,7 +139,7 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
     e->patch_set = pnh_map(e->host, LV2_PATCH__Set);
     e->patch_property = pnh_map(e->host, LV2_PATCH__property);
     e->patch_value = pnh_map(e->host, LV2_PATCH__value);
-    e->selected_rules = pnh_map(e->host, PLUGIN_URI ":selectedRules");
+    e->selected_rules = pnh_map(e->host, PNP__selectedRules);
     e->string = pnh_map(e->host, LV2_ATOM__String);
     e->urid = pnh_map(e->host, LV2_ATOM__URID);
     pnh_transport_default(&e->transport);
@@ -417,7 +415,7 @@ static void apply_control(pnl_engine *e, const control_msg *c, const char *path)
         break;
     case CONTROL_RULES:
         toggle_panic(e);
-        pnh_queue_patch_set_path(e->host, 0, RULE_SET_URI, path, NULL);
+        pnh_queue_patch_set_path(e->host, 0, PNP__ruleSet, path, NULL);
         break;
     }
 }
@@ -680,7 +678,7 @@ int pnl_engine_apply_preset(pnl_engine *e, int index, pn_error_info *info)
     if (pnh_preset_port_values(e->host, e->preset_uri[index], set_preset_port, e, info) != PN_OK)
         return -1;
     /* a rule-set preset names a set of the bundle's rules/ directory */
-    static const char prefix[] = PLUGIN_URI ":preset:";
+    static const char prefix[] = PNP_PRESET_PREFIX;
     const char *uri = e->preset_uri[index];
     if (e->bundle[0] && strncmp(uri, prefix, sizeof prefix - 1) == 0) {
         char path[sizeof e->bundle + PRESET_NAME_MAX + 16];

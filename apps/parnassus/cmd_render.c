@@ -18,12 +18,9 @@
 #include "lv2host.h"
 #include "midi_events.h"
 #include "options.h"
+#include "uris.h"
 
 static const char command[] = "render";
-
-/* The plugin's URI (ttl/parnassus.ttl.in) and its rule-set parameter. */
-#define RENDER_PLUGIN_URI   "urn:parnassus:lv2"
-#define RENDER_RULE_SET_URI RENDER_PLUGIN_URI ":ruleSet"
 
 enum {
     OPT_BARS,
@@ -307,7 +304,7 @@ static int setup(pnh_host *h, const render_request *req)
             fprintf(stderr, "parnassus render: --rules: %s: %s\n", req->rules, strerror(errno));
             return PN_EXIT_USAGE;
         }
-        if (pnh_queue_patch_set_path(h, 0, RENDER_RULE_SET_URI, path, &info) != PN_OK) {
+        if (pnh_queue_patch_set_path(h, 0, PNP__ruleSet, path, &info) != PN_OK) {
             fprintf(stderr, "parnassus render: --rules: %s\n", info.message);
             return PN_EXIT_FAILURE;
         }
@@ -403,7 +400,7 @@ static int run(const render_request *req)
         pnh_find_bundle(req->bundle, "parnassus.lv2", bundle_buf, sizeof bundle_buf);
     pnh_settings s;
     pnh_settings_default(&s);
-    s.plugin_uri = RENDER_PLUGIN_URI;
+    s.plugin_uri = PNP_URI;
     s.bundle_dir = bundle;
     s.sample_rate = req->rate;
     s.max_block = (uint32_t)req->block;
@@ -421,7 +418,7 @@ static int run(const render_request *req)
     cap.patch_set = pnh_map(h, LV2_PATCH__Set);
     cap.patch_property = pnh_map(h, LV2_PATCH__property);
     cap.patch_value = pnh_map(h, LV2_PATCH__value);
-    cap.selected_rules = pnh_map(h, RENDER_PLUGIN_URI ":selectedRules");
+    cap.selected_rules = pnh_map(h, PNP__selectedRules);
     cap.string = pnh_map(h, LV2_ATOM__String);
     cap.urid = pnh_map(h, LV2_ATOM__URID);
     const int64_t total =
