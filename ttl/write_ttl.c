@@ -65,18 +65,18 @@ static void check_port(const pnp_port_info *p)
         if (p->type != PNP_REAL || r->minimum != 0.0f || r->maximum != 0.0f || r->def != 0.0f ||
             p->unit || p->properties || p->scale_points ||
             p->designation == PNP_DESIGNATION_ENABLED)
-            die(p->symbol, "an atom port has no range, unit, properties or scale points");
+            die(p->symbol, "an atom port cannot have a range, unit, properties or scale points");
         if (!p->supports)
             die(p->symbol, "an atom port supports nothing");
         return;
     }
     if (p->supports || p->minimum_size || p->designation == PNP_DESIGNATION_CONTROL)
-        die(p->symbol, "a control port has no atom types, buffer size or lv2:control designation");
+        die(p->symbol, "a control port cannot have atom types, a buffer size or lv2:control");
     check_value(p, r->minimum, "the minimum is not a value of the port's type");
     check_value(p, r->maximum, "the maximum is not a value of the port's type");
     check_value(p, r->def, "the default is not a value of the port's type");
     if (!(r->minimum < r->maximum && r->minimum <= r->def && r->def <= r->maximum))
-        die(p->symbol, "not minimum < maximum and minimum <= default <= maximum");
+        die(p->symbol, "needs minimum < maximum and minimum <= default <= maximum");
     if ((p->properties & PNP_ENUMERATION) && !p->scale_points)
         die(p->symbol, "an enumeration without scale points");
     for (const pnp_scale_point *s = p->scale_points; s && s->label; ++s) {
