@@ -449,82 +449,80 @@ static int note_kind(const smf_event_t *ev, int *channel, int *key)
     return status == 0x90 && ev->midi_buffer[2] != 0;
 }
 
-static pn_error read_smf(const char *name, smf_t *smf, int k, int grid_ticks, int **steps,
-                         int *num_steps, pn_midi_read_meta *meta, pn_error_info *info)
-{
-    if (smf->ppqn <= 0)
-        return pn_fail(info, PN_ERR_PARSE,
-                       "%s: SMPTE time division is not supported (only ticks per quarter)", name);
-    int ntracks = smf->number_of_tracks;
-    int *track_voice = malloc(((size_t)ntracks + 1) * sizeof *track_voice);
-    if (!track_voice)
-        return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
+/* Which tracks and channels hold notes, and the voice each feeds (-1:
+ * none). */
+typedef struct voice_map {
+    int ntracks;
+    int *track_voice; /* 1..ntracks */
+    int channel_voice[16];
+    int channel_has[16];
+    int tracks_with_notes, channels_with_notes;
+    long total_events; /* note events of every track and channel */
+} voice_map;
 
-    /* Pass 1: which tracks and channels hold notes. */
-    int tracks_with_notes = 0, channels_with_notes = 0;
-    long total_events = 0;
-    int channel_has[16] = {0};
-    for (int i = 1; i <= ntracks; ++i) {
+/* Pass 1: which tracks and channels hold notes. */
+static void count_notes(smf_t *smf, voice_map *vm)
+{
+    for (int i = 1; i <= vm->ntracks; ++i) {
         smf_track_t *track = smf_get_track_by_number(smf, i);
         int has = 0;
         for (int j = 1; track && j <= track->number_of_events; ++j) {
             int ch, key;
             int kind = note_kind(smf_track_get_event_by_number(track, j), &ch, &key);
             if (kind >= 0)
-                total_events++;
+                vm->total_events++;
             if (kind == 1) {
                 has = 1;
-                channel_has[ch] = 1;
+                vm->channel_has[ch] = 1;
             }
         }
-        track_voice[i] = has ? tracks_with_notes++ : -1;
+        vm->track_voice[i] = has ? vm->tracks_with_notes++ : -1;
     }
     for (int c = 0; c < 16; ++c)
-        channels_with_notes += channel_has[c];
+        vm->channels_with_notes += vm->channel_has[c];
+}
 
-    pn_midi_read_meta m;
-    memset(&m, 0, sizeof m);
-    int channel_voice[16];
-    pn_error err = PN_OK;
-    note_event *events = NULL;
-    int *out = NULL;
-    if (tracks_with_notes == 0) {
-        err = pn_fail(info, PN_ERR_PARSE, "%s: the file holds no notes", name);
-        goto done;
-    }
-    if (tracks_with_notes >= k) {
-        m.source = PN_MIDI_VOICES_FROM_TRACKS;
-        for (int i = 1; i <= ntracks; ++i) {
-            if (track_voice[i] >= k)
-                track_voice[i] = -1;
-            if (track_voice[i] >= 0)
-                m.voice_index[track_voice[i]] = i;
+/* The voices: the first k tracks with notes, else the k lowest channels. */
+static pn_error choose_voices(const char *name, int k, voice_map *vm, pn_midi_read_meta *m,
+                              pn_error_info *info)
+{
+    if (vm->tracks_with_notes == 0)
+        return pn_fail(info, PN_ERR_PARSE, "%s: the file holds no notes", name);
+    if (vm->tracks_with_notes >= k) {
+        m->source = PN_MIDI_VOICES_FROM_TRACKS;
+        for (int i = 1; i <= vm->ntracks; ++i) {
+            if (vm->track_voice[i] >= k)
+                vm->track_voice[i] = -1;
+            if (vm->track_voice[i] >= 0)
+                m->voice_index[vm->track_voice[i]] = i;
         }
-    } else if (channels_with_notes >= k) {
-        m.source = PN_MIDI_VOICES_FROM_CHANNELS;
+        return PN_OK;
+    }
+    if (vm->channels_with_notes >= k) {
+        m->source = PN_MIDI_VOICES_FROM_CHANNELS;
         int next = 0;
         for (int c = 0; c < 16; ++c) {
-            channel_voice[c] = channel_has[c] && next < k ? next++ : -1;
-            if (channel_voice[c] >= 0)
-                m.voice_index[channel_voice[c]] = c;
+            vm->channel_voice[c] = vm->channel_has[c] && next < k ? next++ : -1;
+            if (vm->channel_voice[c] >= 0)
+                m->voice_index[vm->channel_voice[c]] = c;
         }
-    } else {
-        err = pn_fail(info, PN_ERR_PARSE,
-                      "%s: fewer voices than %d: %d track(s) and %d channel(s) hold notes", name, k,
-                      tracks_with_notes, channels_with_notes);
-        goto done;
+        return PN_OK;
     }
+    return pn_fail(info, PN_ERR_PARSE,
+                   "%s: fewer voices than %d: %d track(s) and %d channel(s) hold notes", name, k,
+                   vm->tracks_with_notes, vm->channels_with_notes);
+}
 
-    /* Pass 2: the note events of the chosen voices, in time order (file
-     * order among events at the same tick). */
-    events = malloc(((size_t)total_events + 1) * sizeof *events);
-    if (!events) {
-        err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
-        goto done;
-    }
-    int n = 0;
-    int last_time = 0;
-    for (int i = 1; i <= ntracks; ++i) {
+/* Pass 2: the note events of the chosen voices into events (room for
+ * every note event), in time order (file order among events at the same
+ * tick); *n of them, the last at *last_time. */
+static pn_error collect_events(const char *name, smf_t *smf, const voice_map *vm,
+                               const pn_midi_read_meta *m, note_event *events, int *n,
+                               int *last_time, pn_error_info *info)
+{
+    *n = 0;
+    *last_time = 0;
+    for (int i = 1; i <= vm->ntracks; ++i) {
         smf_track_t *track = smf_get_track_by_number(smf, i);
         for (int j = 1; track && j <= track->number_of_events; ++j) {
             const smf_event_t *ev = smf_track_get_event_by_number(track, j);
@@ -532,60 +530,64 @@ static pn_error read_smf(const char *name, smf_t *smf, int k, int grid_ticks, in
             int kind = note_kind(ev, &ch, &key);
             if (kind < 0)
                 continue;
-            int v = m.source == PN_MIDI_VOICES_FROM_TRACKS ? track_voice[i] : channel_voice[ch];
+            int v = m->source == PN_MIDI_VOICES_FROM_TRACKS ? vm->track_voice[i]
+                                                            : vm->channel_voice[ch];
             if (v < 0)
                 continue;
-            if (ev->time_pulses < 0) {
-                err = pn_fail(info, PN_ERR_PARSE, "%s: track %d: event time out of range", name, i);
-                goto done;
-            }
-            events[n] = (note_event){ev->time_pulses, n, (unsigned char)v, (unsigned char)key,
-                                     (unsigned char)kind};
-            if (ev->time_pulses > last_time)
-                last_time = ev->time_pulses;
-            n++;
+            if (ev->time_pulses < 0)
+                return pn_fail(info, PN_ERR_PARSE, "%s: track %d: event time out of range", name,
+                               i);
+            events[*n] = (note_event){ev->time_pulses, *n, (unsigned char)v, (unsigned char)key,
+                                      (unsigned char)kind};
+            if (ev->time_pulses > *last_time)
+                *last_time = ev->time_pulses;
+            ++*n;
         }
     }
-    qsort(events, (size_t)n, sizeof *events, cmp_note_event);
+    qsort(events, (size_t)*n, sizeof *events, cmp_note_event);
+    return PN_OK;
+}
 
-    m.division = smf->ppqn;
-    m.grid_ticks = grid_ticks > 0 ? grid_ticks : (smf->ppqn / 4 > 0 ? smf->ppqn / 4 : 1);
+/* The grid: division, step length, tempo and length into m; *count steps
+ * cover the file (and its last note event). */
+static pn_error plan_grid(const char *name, smf_t *smf, int grid_ticks, int last_time,
+                          pn_midi_read_meta *m, long *count, pn_error_info *info)
+{
+    m->division = smf->ppqn;
+    m->grid_ticks = grid_ticks > 0 ? grid_ticks : (smf->ppqn / 4 > 0 ? smf->ppqn / 4 : 1);
     smf_tempo_t *tempo = smf_get_tempo_by_pulses(smf, 0);
-    m.tempo_us = tempo ? tempo->microseconds_per_quarter_note : 500000;
+    m->tempo_us = tempo ? tempo->microseconds_per_quarter_note : 500000;
     int length = smf_get_length_pulses(smf);
     if (length < last_time)
         length = last_time;
-    m.length_ticks = length;
-    long count = length / m.grid_ticks + (length % m.grid_ticks != 0);
-    if (count < 1)
-        count = 1;
-    if (count > PN_MIDI_MAX_STEPS) {
-        err = pn_fail(info, PN_ERR_PARSE,
-                      "%s: too long: %d ticks make %ld steps of %d ticks (at most %d)", name,
-                      length, count, m.grid_ticks, PN_MIDI_MAX_STEPS);
-        goto done;
-    }
-    out = malloc((size_t)k * (size_t)count * sizeof *out);
-    if (!out) {
-        err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
-        goto done;
-    }
+    m->length_ticks = length;
+    *count = length / m->grid_ticks + (length % m->grid_ticks != 0);
+    if (*count < 1)
+        *count = 1;
+    if (*count > PN_MIDI_MAX_STEPS)
+        return pn_fail(info, PN_ERR_PARSE,
+                       "%s: too long: %d ticks make %ld steps of %d ticks (at most %d)", name,
+                       length, *count, m->grid_ticks, PN_MIDI_MAX_STEPS);
+    return PN_OK;
+}
 
-    /* Sweep: stamp[v][key] = order of the note-on still sounding (0: off);
-     * top[v] = the key struck last among those sounding. */
+/* Sweep: stamp[v][key] = order of the note-on still sounding (0: off);
+ * top[v] = the key struck last among those sounding, the pitch of voice v
+ * at each step (out: k x count, voice-major). */
+static pn_error sweep_steps(const char *name, const note_event *events, int n, int k, long count,
+                            int grid_ticks, int *out, pn_error_info *info)
+{
     static const int no_key = -1;
     long(*stamp)[128] = calloc((size_t)k, sizeof *stamp);
     int top[PN_MIDI_MAX_VOICES];
-    if (!stamp) {
-        err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
-        goto done;
-    }
+    if (!stamp)
+        return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
     for (int v = 0; v < k; ++v)
         top[v] = no_key;
     long clock = 0;
     int e = 0;
     for (long s = 0; s < count; ++s) {
-        long t = s * m.grid_ticks;
+        long t = s * grid_ticks;
         for (; e < n && events[e].time <= t; ++e) {
             const note_event *ne = &events[e];
             long *st = stamp[ne->voice];
@@ -607,6 +609,47 @@ static pn_error read_smf(const char *name, smf_t *smf, int k, int grid_ticks, in
             out[(size_t)v * (size_t)count + (size_t)s] = top[v] == no_key ? PN_MIDI_REST : top[v];
     }
     free(stamp);
+    return PN_OK;
+}
+
+static pn_error read_smf(const char *name, smf_t *smf, int k, int grid_ticks, int **steps,
+                         int *num_steps, pn_midi_read_meta *meta, pn_error_info *info)
+{
+    if (smf->ppqn <= 0)
+        return pn_fail(info, PN_ERR_PARSE,
+                       "%s: SMPTE time division is not supported (only ticks per quarter)", name);
+    voice_map vm;
+    memset(&vm, 0, sizeof vm);
+    vm.ntracks = smf->number_of_tracks;
+    vm.track_voice = malloc(((size_t)vm.ntracks + 1) * sizeof *vm.track_voice);
+    if (!vm.track_voice)
+        return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
+    count_notes(smf, &vm);
+
+    pn_midi_read_meta m;
+    memset(&m, 0, sizeof m);
+    note_event *events = NULL;
+    int *out = NULL;
+    int n = 0, last_time = 0;
+    long count = 0;
+    pn_error err = choose_voices(name, k, &vm, &m, info);
+    if (err != PN_OK)
+        goto done;
+    events = malloc(((size_t)vm.total_events + 1) * sizeof *events);
+    if (!events) {
+        err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
+        goto done;
+    }
+    if ((err = collect_events(name, smf, &vm, &m, events, &n, &last_time, info)) != PN_OK ||
+        (err = plan_grid(name, smf, grid_ticks, last_time, &m, &count, info)) != PN_OK)
+        goto done;
+    out = malloc((size_t)k * (size_t)count * sizeof *out);
+    if (!out) {
+        err = pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
+        goto done;
+    }
+    if ((err = sweep_steps(name, events, n, k, count, m.grid_ticks, out, info)) != PN_OK)
+        goto done;
     *steps = out;
     out = NULL;
     *num_steps = (int)count;
@@ -615,7 +658,7 @@ static pn_error read_smf(const char *name, smf_t *smf, int k, int grid_ticks, in
 done:
     free(out);
     free(events);
-    free(track_voice);
+    free(vm.track_voice);
     return err;
 }
 
