@@ -131,14 +131,13 @@ static void bench_deoverlap(table *t, const options *o)
              groups == PN_GEN_MUSIC_GROUPS ? "" : " (UNEXPECTED)");
 }
 
-void bench_music(table *t, const options *o)
+/* Targets of other seeds (the same partition A, other sparse
+ * distributions), for the context changes: CONTEXTS x PN_GEN_MUSIC_ROWS.
+ * Each instance is freed before the next one and before the instance
+ * under test is built. */
+static double *other_targets(void)
 {
     pn_error_info info = {0};
-    bench_deoverlap(t, o);
-
-    /* targets of other seeds (the same partition A, other sparse
-     * distributions), for the context changes; each instance is freed
-     * before the next one and before the instance under test is built */
     double *other = xmalloc((size_t)CONTEXTS * PN_GEN_MUSIC_ROWS * sizeof *other);
     for (int c = 0; c < CONTEXTS; ++c) {
         pn_problem *p2 = NULL;
@@ -147,25 +146,33 @@ void bench_music(table *t, const options *o)
                (size_t)p2->num_rows * sizeof *other);
         pn_problem_free(p2);
     }
+    return other;
+}
 
+/* The instance under test, its build timed. */
+static pn_problem *build_music(table *t)
+{
+    pn_error_info info = {0};
     samples build = {0};
     pn_problem *prob = NULL;
     stopwatch sw = start_timer();
     check(pn_gen_music_like(1, &prob, &info), &info, "pn_gen_music_like");
     stop_timer(&sw, &build);
-    const int K = prob->num_rules, m = prob->num_rows;
     row *r = add_row(t, "music", "build instance (pn_gen_music_like seed 1)", UNIT_TIME, &build,
                      GOAL_NONE, 0.0);
-    snprintf(r->details, sizeof r->details, "K = %d, m = %d, K' = %lld; includes a de-overlap", K,
-             m, (long long)prob->num_groups);
+    snprintf(r->details, sizeof r->details, "K = %d, m = %d, K' = %lld; includes a de-overlap",
+             prob->num_rules, prob->num_rows, (long long)prob->num_groups);
     progress("music: instance built in %.3f s", build.v[0]);
+    return prob;
+}
 
-    /* setup and the plugin's cold realization: a fresh solver each run */
-    pn_settings plug;
-    pn_settings_default(&plug);
-    plug.log2_lambda_w = 0.0;
-    plug.restarts = 0;
-    plug.grow_seeds = 0;
+/* Setup and the plugin's cold realization (settings plug): a fresh solver
+ * each run; returns the last one. */
+static pn_solver *bench_cold(table *t, const options *o, const pn_problem *prob,
+                             const pn_settings *plug)
+{
+    pn_error_info info = {0};
+    const int K = prob->num_rules;
     samples create = {0}, cold = {0};
     solve_stats cold_st = {0};
     double rss_before = resident_mib(), rss_created = -1.0;
@@ -175,8 +182,8 @@ void bench_music(table *t, const options *o)
         if (solver)
             pn_solver_free(solver);
         solver = NULL;
-        sw = start_timer();
-        check(pn_solver_create(prob, &plug, &solver, &info), &info, "pn_solver_create");
+        stopwatch sw = start_timer();
+        check(pn_solver_create(prob, plug, &solver, &info), &info, "pn_solver_create");
         stop_timer(&sw, &create);
         if (i == 0)
             rss_created = resident_mib();
@@ -187,7 +194,8 @@ void bench_music(table *t, const options *o)
         progress("music: create %.3f s, cold single start %.3f s (%d alternations, %s)",
                  create.v[i], cold.v[i], out.alternations, pn_status_name(out.status));
     }
-    r = add_row(t, "music", "solver setup (pn_solver_create)", UNIT_TIME, &create, GOAL_NONE, 0.0);
+    row *r =
+        add_row(t, "music", "solver setup (pn_solver_create)", UNIT_TIME, &create, GOAL_NONE, 0.0);
     snprintf(r->details, sizeof r->details, "fresh solver each run");
     if (rss_created >= 0.0) {
         samples rss = {0};
@@ -200,51 +208,69 @@ void bench_music(table *t, const options *o)
     r = add_row(t, "music", "cold, single start (restarts 0, grow 0), log2 lambda_w = 0", UNIT_TIME,
                 &cold, GOAL_BELOW, 1.0);
     stats_format(&cold_st, r->details, sizeof r->details);
+    return solver;
+}
 
-    /* warm re-realizations from the converged neighbour */
-    const int warm_runs = 2 * o->runs > MAX_RUNS ? MAX_RUNS : 2 * o->runs;
-    pn_settings moved = plug;
+/* Warm re-realizations from the converged neighbour: lambda_w and alpha
+ * moved back and forth. */
+static void bench_warm_settings(table *t, pn_solver *solver, const pn_settings *plug, int warm_runs,
+                                int K)
+{
+    pn_settings moved = *plug;
     moved.log2_lambda_w = 0.25;
     samples warm_l = {0};
     solve_stats warm_l_st = {0};
-    warm_settings_series(solver, &moved, &plug, warm_runs, 0.0, K, &warm_l, &warm_l_st);
-    r = add_row(t, "music", "warm, log2 lambda_w 0 <-> 0.25", UNIT_TIME, &warm_l, GOAL_BELOW, 0.1);
+    warm_settings_series(solver, &moved, plug, warm_runs, 0.0, K, &warm_l, &warm_l_st);
+    row *r =
+        add_row(t, "music", "warm, log2 lambda_w 0 <-> 0.25", UNIT_TIME, &warm_l, GOAL_BELOW, 0.1);
     stats_format(&warm_l_st, r->details, sizeof r->details);
     progress("music: warm lambda_w done");
 
-    moved = plug;
+    moved = *plug;
     moved.alpha = 0.75;
     samples warm_a = {0};
     solve_stats warm_a_st = {0};
-    warm_settings_series(solver, &moved, &plug, warm_runs, 0.0, K, &warm_a, &warm_a_st);
+    warm_settings_series(solver, &moved, plug, warm_runs, 0.0, K, &warm_a, &warm_a_st);
     r = add_row(t, "music", "warm, alpha 0.8 <-> 0.75", UNIT_TIME, &warm_a, GOAL_BELOW, 0.1);
     stats_format(&warm_a_st, r->details, sizeof r->details);
     progress("music: warm alpha done");
+}
 
-    /* a context change: 95% of the targets, 5% of another seed's, per rule */
+/* A context change: 95% of the targets orig, 5% of another seed's, per
+ * rule. */
+static void bench_warm_small_change(table *t, pn_solver *solver, const pn_problem *prob,
+                                    const double *orig, const double *other, int warm_runs)
+{
+    const int K = prob->num_rules, m = prob->num_rows;
     double *mixed = xmalloc((size_t)m * sizeof *mixed);
-    double *orig = xmalloc((size_t)m * sizeof *orig);
-    memcpy(orig, prob->target, (size_t)m * sizeof *orig);
     mix_targets(prob, orig, other, 0.05, mixed);
     samples warm_b = {0};
     solve_stats warm_b_st = {0};
     warm_targets_series(solver, mixed, orig, warm_runs, K, &warm_b, &warm_b_st);
-    r = add_row(t, "music", "warm, targets b <-> 0.95 b + 0.05 b(seed 2)", UNIT_TIME, &warm_b,
-                GOAL_BELOW, 0.1);
+    row *r = add_row(t, "music", "warm, targets b <-> 0.95 b + 0.05 b(seed 2)", UNIT_TIME, &warm_b,
+                     GOAL_BELOW, 0.1);
     stats_format(&warm_b_st, r->details, sizeof r->details);
     size_t len = strlen(r->details);
     append(r->details, sizeof r->details, &len, "; includes pn_solver_update_targets");
     progress("music: warm targets (small change) done");
+    free(mixed);
+}
 
-    /* the music model's context changes: every rule's target becomes an
-     * even mix of b and the targets of another seed (a clearly different
-     * distribution on the same cells: a new support, weights moved by
-     * about half), a different context at every step */
+/* The music model's context changes: every rule's target becomes an even
+ * mix of orig and the targets of another seed (a clearly different
+ * distribution on the same cells: a new support, weights moved by about
+ * half), a different context at every step. */
+static void bench_context_sequence(table *t, pn_solver *solver, const pn_problem *prob,
+                                   const double *orig, const double *other, int warm_runs)
+{
+    pn_error_info info = {0};
+    const int K = prob->num_rules, m = prob->num_rows;
     double *ctx = xmalloc((size_t)CONTEXTS * (size_t)m * sizeof *ctx);
     for (int c = 0; c < CONTEXTS; ++c)
         mix_targets(prob, orig, other + (size_t)c * PN_GEN_MUSIC_ROWS, 0.5, ctx + (size_t)c * m);
     samples warm_c = {0};
     solve_stats warm_c_st = {0};
+    pn_info out;
     for (int i = 0; i < warm_runs; ++i) {
         stopwatch csw = start_timer();
         check(pn_solver_update_targets(solver, ctx + (size_t)(i % CONTEXTS) * m, &info), &info,
@@ -255,79 +281,109 @@ void bench_music(table *t, const options *o)
         progress("music: context change %d: %.3f s (%d Newton)", i + 1, warm_c.v[i],
                  out.newton_iterations);
     }
-    r = add_row(t, "music", "warm, targets: context sequence 0.5 b + 0.5 b(seed 2..5)", UNIT_TIME,
-                &warm_c, GOAL_BELOW, 0.1);
+    row *r = add_row(t, "music", "warm, targets: context sequence 0.5 b + 0.5 b(seed 2..5)",
+                     UNIT_TIME, &warm_c, GOAL_BELOW, 0.1);
     stats_format(&warm_c_st, r->details, sizeof r->details);
-    len = strlen(r->details);
+    size_t len = strlen(r->details);
     append(r->details, sizeof r->details, &len,
            "; a different context each run; includes pn_solver_update_targets");
     progress("music: warm targets (context sequence) done");
     free(ctx);
-    pn_solver_free(solver);
-    solver = NULL;
-    free(mixed);
-    free(orig);
-    free(other);
+}
 
-    /* the default search, guarded */
+/* The default search, cold: a guarded probe in a child process, repeated
+ * in-process only when it was quick. */
+static void bench_default_search(table *t, const options *o, const pn_problem *prob)
+{
+    row *r;
     if (o->quick) {
         r = add_row(t, "music", "cold, default search (restarts 8, grow 8), log2 lambda_w = 0",
                     UNIT_TIME, NULL, GOAL_NONE, 0.0);
         snprintf(r->details, sizeof r->details, "skipped (--quick)");
-    } else {
-        pn_settings full;
-        pn_settings_default(&full);
-        full.log2_lambda_w = 0.0;
-        char what[112];
-        snprintf(what, sizeof what,
-                 "cold, default search (restarts %d, grow %d), log2 lambda_w = 0", full.restarts,
-                 full.grow_seeds);
-        guarded_result probe;
-        memset(&probe, 0, sizeof probe);
-        progress("music: cold default search, probe run (stopped after %.0f s)", GUARD_LIMIT);
-        double probe_wall = now(), probe_cpu = children_cpu();
-        int rc = guarded_cold_solve(prob, &full, GUARD_LIMIT, &probe);
-        probe_wall = now() - probe_wall;
-        probe_cpu = children_cpu() - probe_cpu;
-        samples sm = {0};
-        solve_stats sst = {0};
-        if (rc < 0) {
-            fprintf(stderr, "parnassus-bench: the guarded default-search solve failed\n");
-            exit(1);
-        }
-        if (rc == 1) {
-            r = add_row(t, "music", what, UNIT_TIME, NULL, GOAL_NONE, 0.0);
-            snprintf(r->details, sizeof r->details,
-                     "skipped: the first run was stopped after %.0f s (%.0f s CPU); not repeated",
-                     probe_wall, probe_cpu);
-        } else if (probe.seconds >= GUARD_REPEAT) {
-            samples_add(&sm, probe.seconds);
-            stats_add(&sst, &probe.info, K);
-            r = add_row(t, "music", what, UNIT_TIME, &sm, GOAL_NONE, 0.0);
-            stats_format(&sst, r->details, sizeof r->details);
-            len = strlen(r->details);
-            append(r->details, sizeof r->details, &len,
-                   "; one run only (>= %.0f s), in a child process; CPU/wall %.2f", GUARD_REPEAT,
-                   probe_cpu / probe_wall);
-        } else {
-            progress("music: probe took %.2f s; repeating in-process", probe.seconds);
-            for (int i = 0; i < o->runs; ++i) {
-                check(pn_solver_create(prob, &full, &solver, &info), &info, "pn_solver_create");
-                sw = start_timer();
-                check(pn_solver_solve(solver, PN_START_COLD, &out, &info), &info,
-                      "pn_solver_solve");
-                stop_timer(&sw, &sm);
-                stats_add(&sst, &out, K);
-                pn_solver_free(solver);
-                solver = NULL;
-                progress("music: cold default search run %d: %.3f s", i + 1, sm.v[i]);
-            }
-            r = add_row(t, "music", what, UNIT_TIME, &sm, GOAL_NONE, 0.0);
-            stats_format(&sst, r->details, sizeof r->details);
-            len = strlen(r->details);
-            append(r->details, sizeof r->details, &len, "; fresh solver each run");
-        }
+        return;
     }
+    pn_error_info info = {0};
+    const int K = prob->num_rules;
+    pn_settings full;
+    pn_settings_default(&full);
+    full.log2_lambda_w = 0.0;
+    char what[112];
+    snprintf(what, sizeof what, "cold, default search (restarts %d, grow %d), log2 lambda_w = 0",
+             full.restarts, full.grow_seeds);
+    guarded_result probe;
+    memset(&probe, 0, sizeof probe);
+    progress("music: cold default search, probe run (stopped after %.0f s)", GUARD_LIMIT);
+    double probe_wall = now(), probe_cpu = children_cpu();
+    int rc = guarded_cold_solve(prob, &full, GUARD_LIMIT, &probe);
+    probe_wall = now() - probe_wall;
+    probe_cpu = children_cpu() - probe_cpu;
+    samples sm = {0};
+    solve_stats sst = {0};
+    size_t len;
+    if (rc < 0) {
+        fprintf(stderr, "parnassus-bench: the guarded default-search solve failed\n");
+        exit(1);
+    }
+    if (rc == 1) {
+        r = add_row(t, "music", what, UNIT_TIME, NULL, GOAL_NONE, 0.0);
+        snprintf(r->details, sizeof r->details,
+                 "skipped: the first run was stopped after %.0f s (%.0f s CPU); not repeated",
+                 probe_wall, probe_cpu);
+    } else if (probe.seconds >= GUARD_REPEAT) {
+        samples_add(&sm, probe.seconds);
+        stats_add(&sst, &probe.info, K);
+        r = add_row(t, "music", what, UNIT_TIME, &sm, GOAL_NONE, 0.0);
+        stats_format(&sst, r->details, sizeof r->details);
+        len = strlen(r->details);
+        append(r->details, sizeof r->details, &len,
+               "; one run only (>= %.0f s), in a child process; CPU/wall %.2f", GUARD_REPEAT,
+               probe_cpu / probe_wall);
+    } else {
+        progress("music: probe took %.2f s; repeating in-process", probe.seconds);
+        for (int i = 0; i < o->runs; ++i) {
+            pn_solver *solver = NULL;
+            pn_info out;
+            check(pn_solver_create(prob, &full, &solver, &info), &info, "pn_solver_create");
+            stopwatch sw = start_timer();
+            check(pn_solver_solve(solver, PN_START_COLD, &out, &info), &info, "pn_solver_solve");
+            stop_timer(&sw, &sm);
+            stats_add(&sst, &out, K);
+            pn_solver_free(solver);
+            progress("music: cold default search run %d: %.3f s", i + 1, sm.v[i]);
+        }
+        r = add_row(t, "music", what, UNIT_TIME, &sm, GOAL_NONE, 0.0);
+        stats_format(&sst, r->details, sizeof r->details);
+        len = strlen(r->details);
+        append(r->details, sizeof r->details, &len, "; fresh solver each run");
+    }
+}
+
+void bench_music(table *t, const options *o)
+{
+    bench_deoverlap(t, o);
+    double *other = other_targets();
+    pn_problem *prob = build_music(t);
+    const int K = prob->num_rules, m = prob->num_rows;
+
+    /* the plugin's settings: one start, no grown seeds */
+    pn_settings plug;
+    pn_settings_default(&plug);
+    plug.log2_lambda_w = 0.0;
+    plug.restarts = 0;
+    plug.grow_seeds = 0;
+    pn_solver *solver = bench_cold(t, o, prob, &plug);
+
+    const int warm_runs = 2 * o->runs > MAX_RUNS ? MAX_RUNS : 2 * o->runs;
+    bench_warm_settings(t, solver, &plug, warm_runs, K);
+    double *orig = xmalloc((size_t)m * sizeof *orig);
+    memcpy(orig, prob->target, (size_t)m * sizeof *orig);
+    bench_warm_small_change(t, solver, prob, orig, other, warm_runs);
+    bench_context_sequence(t, solver, prob, orig, other, warm_runs);
+    pn_solver_free(solver);
+    free(orig);
+    free(other);
+
+    bench_default_search(t, o, prob);
     pn_problem_free(prob);
 }
 

@@ -287,36 +287,47 @@ static void one_value_row(table *t, const char *what, double value, goal g, doub
     snprintf(r->details, sizeof r->details, "%s", details);
 }
 
-int main(int argc, char **argv)
+typedef struct bench_options {
+    const char *bundle;
+    long blocks;
+    double speed; /* blocks run this many times faster than real time */
+    double late_seconds;
+    int markdown;
+} bench_options;
+
+/* 0, or 2 after the usage line. */
+static int parse_args(int argc, char **argv, bench_options *o)
 {
-    const char *bundle = PN_BENCH_BUNDLE;
-    long blocks = 100000;
-    double speed = 4.0; /* blocks run this many times faster than real time */
-    double late_seconds = 60.0;
-    int markdown = 0;
+    o->bundle = PN_BENCH_BUNDLE;
+    o->blocks = 100000;
+    o->speed = 4.0;
+    o->late_seconds = 60.0;
+    o->markdown = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--markdown"))
-            markdown = 1;
+            o->markdown = 1;
         else if (!strcmp(argv[i], "--blocks") && i + 1 < argc)
-            blocks = strtol(argv[++i], NULL, 10);
+            o->blocks = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--bundle") && i + 1 < argc)
-            bundle = argv[++i];
+            o->bundle = argv[++i];
         else if (!strcmp(argv[i], "--speed") && i + 1 < argc)
-            speed = strtod(argv[++i], NULL);
+            o->speed = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--late-seconds") && i + 1 < argc)
-            late_seconds = strtod(argv[++i], NULL);
+            o->late_seconds = strtod(argv[++i], NULL);
         else {
             fprintf(stderr, "usage: parnassus-bench-plugin [--markdown] [--blocks N] [--speed X] "
                             "[--late-seconds S] [--bundle DIR]\n");
             return 2;
         }
     }
-    if (blocks < 100)
-        blocks = 100;
-    table t = {0};
-    char details[256];
+    if (o->blocks < 100)
+        o->blocks = 100;
+    return 0;
+}
 
-    /* instantiation: the built-in set's first realization */
+/* instantiation: the built-in set's first realization */
+static void bench_instantiate(table *t, const char *bundle)
+{
     samples inst = {0};
     for (int r = 0; r < 3; ++r) {
         const stopwatch sw = start_timer();
@@ -324,15 +335,17 @@ int main(int argc, char **argv)
         stop_timer(&sw, &inst);
         pnh_free(h);
     }
-    row *ri = add_row(&t, "plugin", "instantiate + activate (first realization, built-in set)",
+    row *ri = add_row(t, "plugin", "instantiate + activate (first realization, built-in set)",
                       UNIT_TIME, &inst, GOAL_NONE, 0);
     snprintf(ri->details, sizeof ri->details,
              "lilv load, de-overlap, cold solve, samplers, warm-up re-solves over up to six "
              "sonorities until the selection holds");
+}
 
-    /* the audio thread, block by block */
-    audio_clock clock = {0};
-    pnh_host *h = host(bundle, PNH_WORKER_THREADED, &clock);
+/* the audio thread, block by block, on h (its audio side timed by clock) */
+static void bench_blocks(table *t, pnh_host *h, audio_clock *clock, long blocks, double speed)
+{
+    char details[256];
     const int realtime = make_realtime();
     double *cost = xmalloc((size_t)blocks * sizeof *cost);
     double *waking = xmalloc((size_t)blocks * sizeof *waking);
@@ -345,9 +358,9 @@ int main(int argc, char **argv)
     for (long b = 0; b < blocks; ++b) {
         pnh_worker_stats before, after;
         pnh_worker_stats_get(h, &before);
-        clock.block_total = 0;
+        clock->block_total = 0;
         run_block(h);
-        cost[b] = clock.block_total;
+        cost[b] = clock->block_total;
         const double gap = largest_gap(5e-6);
         if (gap > floor_gap)
             floor_gap = gap;
@@ -371,11 +384,11 @@ int main(int argc, char **argv)
         blocks, (double)blocks * BLOCK / 48000.0, speed, (unsigned long long)ws.completed,
         pnh_get_control(h, "late_steps"), worst,
         realtime ? "SCHED_FIFO 50" : "not real-time (SCHED_FIFO refused)");
-    one_value_row(&t, "run() + work_response() per 256-frame block, median", cost[blocks / 2],
+    one_value_row(t, "run() + work_response() per 256-frame block, median", cost[blocks / 2],
                   GOAL_NONE, 0, details);
-    one_value_row(&t, "run() + work_response() per 256-frame block, 99.9th pct",
+    one_value_row(t, "run() + work_response() per 256-frame block, 99.9th pct",
                   cost[(long)(0.999 * (double)(blocks - 1))], GOAL_NONE, 0, details);
-    one_value_row(&t, "run() + work_response() per 256-frame block, max", cost[blocks - 1],
+    one_value_row(t, "run() + work_response() per 256-frame block, max", cost[blocks - 1],
                   GOAL_BELOW, 20e-6, details);
     if (wakes > 0) {
         char wake_details[256];
@@ -383,7 +396,7 @@ int main(int argc, char **argv)
                  "the %ld blocks whose run() scheduled a job: the host's schedule_work() wakes "
                  "its worker thread there (max %.0f us)",
                  wakes, waking[wakes - 1] * 1e6);
-        one_value_row(&t, "the same, blocks that wake the worker, median", waking[wakes / 2],
+        one_value_row(t, "the same, blocks that wake the worker, median", waking[wakes / 2],
                       GOAL_NONE, 0, wake_details);
     }
     /* the machine's own floor, measured beside the blocks: after every
@@ -391,67 +404,76 @@ int main(int argc, char **argv)
      * than a block's median) and keeps the largest gap, so it is exposed
      * to stalls of the virtual CPU as often as run() is, with the worker
      * solving on the other core just the same */
-    one_value_row(&t, "noise floor beside the blocks, max", floor_gap, GOAL_NONE, 0,
+    one_value_row(t, "noise floor beside the blocks, max", floor_gap, GOAL_NONE, 0,
                   "largest gap between two back-to-back clock reads in a 5 us window after "
                   "each of the blocks above: what the machine alone adds to a max");
     free(cost);
     free(waking);
-    {
-        enum { WAKES = 2000 };
-        double *wake = xmalloc(WAKES * sizeof *wake);
-        if (time_wakes(wake, WAKES)) {
-            qsort(wake, WAKES, sizeof *wake, cmp_double);
-            char wake_details[256];
-            snprintf(wake_details, sizeof wake_details,
-                     "%d sem_post() calls from this (real-time) thread, each waking a thread "
-                     "asleep on the semaphore, no plugin: the host's part of those blocks; "
-                     "max %.0f us",
-                     WAKES, wake[WAKES - 1] * 1e6);
-            one_value_row(&t, "waking a sleeping thread alone (sem_post), median", wake[WAKES / 2],
-                          GOAL_NONE, 0, wake_details);
-        }
-        free(wake);
-    }
+}
 
-    /* run()'s own cost: the same blocks replayed with one seed and a
-     * synchronous worker (work() subtracted). A block's cost is its least
-     * over the replays: what the plugin does is the same every time, what
-     * the machine adds (a stalled virtual CPU, an interrupt) is not. */
-    {
-        const long n = blocks;
-        const int replays = 3;
-        double *own = xmalloc((size_t)n * sizeof *own);
-        uint64_t first_signature = 0;
-        int same = 1;
-        for (int r = 0; r < replays; ++r) {
-            uint64_t signature = 0;
-            replay(bundle, n, own, r == 0, &signature);
-            if (r == 0)
-                first_signature = signature;
-            else if (signature != first_signature)
-                same = 0;
-        }
-        if (!same)
-            progress("plugin: the replays played different notes; their least costs do not "
-                     "compare block by block");
-        long worst_own = 0;
-        for (long b = 0; b < n; ++b)
-            if (own[b] > own[worst_own])
-                worst_own = b;
-        qsort(own, (size_t)n, sizeof *own, cmp_double);
-        snprintf(details, sizeof details,
-                 "%ld blocks, least of %d replays with one seed (%s), synchronous worker with "
-                 "work() subtracted; 99.9th pct %.1f us; the worst was block %ld",
-                 n, replays, same ? "identical notes" : "NOT identical notes",
-                 own[(long)(0.999 * (double)(n - 1))] * 1e6, worst_own);
-        one_value_row(&t, "run() own cost per block, median", own[n / 2], GOAL_NONE, 0, details);
-        one_value_row(&t, "run() own cost per block, max", own[n - 1],
-                      same ? GOAL_BELOW : GOAL_NONE, 20e-6, details);
-        free(own);
+/* waking a sleeping thread alone: the host's part of the blocks above
+ * that schedule a job */
+static void bench_wakes(table *t)
+{
+    enum { WAKES = 2000 };
+    double *wake = xmalloc(WAKES * sizeof *wake);
+    if (time_wakes(wake, WAKES)) {
+        qsort(wake, WAKES, sizeof *wake, cmp_double);
+        char wake_details[256];
+        snprintf(wake_details, sizeof wake_details,
+                 "%d sem_post() calls from this (real-time) thread, each waking a thread "
+                 "asleep on the semaphore, no plugin: the host's part of those blocks; "
+                 "max %.0f us",
+                 WAKES, wake[WAKES - 1] * 1e6);
+        one_value_row(t, "waking a sleeping thread alone (sem_post), median", wake[WAKES / 2],
+                      GOAL_NONE, 0, wake_details);
     }
+    free(wake);
+}
 
-    /* knob change to new realization (worker thread, blocks back to back,
-     * the transport stopped so no context step shares the worker) */
+/* run()'s own cost: the same blocks replayed with one seed and a
+ * synchronous worker (work() subtracted). A block's cost is its least
+ * over the replays: what the plugin does is the same every time, what
+ * the machine adds (a stalled virtual CPU, an interrupt) is not. */
+static void bench_own_cost(table *t, const char *bundle, long blocks)
+{
+    char details[256];
+    const long n = blocks;
+    const int replays = 3;
+    double *own = xmalloc((size_t)n * sizeof *own);
+    uint64_t first_signature = 0;
+    int same = 1;
+    for (int r = 0; r < replays; ++r) {
+        uint64_t signature = 0;
+        replay(bundle, n, own, r == 0, &signature);
+        if (r == 0)
+            first_signature = signature;
+        else if (signature != first_signature)
+            same = 0;
+    }
+    if (!same)
+        progress("plugin: the replays played different notes; their least costs do not "
+                 "compare block by block");
+    long worst_own = 0;
+    for (long b = 0; b < n; ++b)
+        if (own[b] > own[worst_own])
+            worst_own = b;
+    qsort(own, (size_t)n, sizeof *own, cmp_double);
+    snprintf(details, sizeof details,
+             "%ld blocks, least of %d replays with one seed (%s), synchronous worker with "
+             "work() subtracted; 99.9th pct %.1f us; the worst was block %ld",
+             n, replays, same ? "identical notes" : "NOT identical notes",
+             own[(long)(0.999 * (double)(n - 1))] * 1e6, worst_own);
+    one_value_row(t, "run() own cost per block, median", own[n / 2], GOAL_NONE, 0, details);
+    one_value_row(t, "run() own cost per block, max", own[n - 1], same ? GOAL_BELOW : GOAL_NONE,
+                  20e-6, details);
+    free(own);
+}
+
+/* knob change to new realization on h (worker thread, blocks back to
+ * back, the transport stopped so no context step shares the worker) */
+static void bench_knob_change(table *t, pnh_host *h)
+{
     samples knob = {0};
     {
         pn_error_info info = {0};
@@ -477,103 +499,135 @@ int main(int argc, char **argv)
         }
         stop_timer(&sw, &knob);
     }
-    row *rk = add_row(&t, "plugin", "knob change to new realization (log2_lambda_w +-1)", UNIT_TIME,
+    row *rk = add_row(t, "plugin", "knob change to new realization (log2_lambda_w +-1)", UNIT_TIME,
                       &knob, GOAL_BELOW, 0.1);
     snprintf(rk->details, sizeof rk->details,
              "from the port change to the block that installs the realization (transport stopped)");
+}
+
+/* The rows of the context steps: job[0..jobs-1] sorted, first[] each
+ * seed's first step. */
+static void context_step_rows(table *t, const double *job, long jobs, const double *first,
+                              int seeds, int steps_per_seed)
+{
+    const char *what = "context step re-realization (built-in set)";
+    if (jobs == 0) {
+        row *none = add_row(t, "plugin", what, UNIT_TIME, NULL, GOAL_BELOW, 0.1);
+        snprintf(none->details, sizeof none->details, "no step was played");
+        return;
+    }
+    samples steps = {0};
+    samples_add(&steps, job[0]);
+    row *rs = add_row(t, "plugin", what, UNIT_TIME, &steps, GOAL_NONE, 0);
+    rs->runs = (int)jobs;
+    rs->median = jobs % 2 ? job[jobs / 2] : 0.5 * (job[jobs / 2 - 1] + job[jobs / 2]);
+    rs->max = job[jobs - 1];
+    snprintf(rs->details, sizeof rs->details,
+             "work() per step: warm re-solve for the drawn sonority, then its alias "
+             "table; %d seeds x %d steps from instantiation, synchronous worker; 90th pct "
+             "%.0f ms; each seed's first step %.0f / %.0f / %.0f ms",
+             seeds, steps_per_seed, job[(long)(0.9 * (double)(jobs - 1))] * 1e3, first[0] * 1e3,
+             first[1] * 1e3, first[2] * 1e3);
+    /* what keeps 16ths at 120 bpm (125 ms a step) in time: the tail */
+    const double p99 = job[(long)(0.99 * (double)(jobs - 1))];
+    samples tail = {0};
+    samples_add(&tail, p99);
+    row *rp = add_row(t, "plugin", "context step re-realization, 99th pct", UNIT_TIME, &tail,
+                      GOAL_BELOW, 0.1);
+    rp->runs = (int)jobs;
+    snprintf(rp->details, sizeof rp->details,
+             "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms, and with up "
+             "to 0.4 s of music drawn ahead a slower step is absorbed by the steps "
+             "before it",
+             jobs);
+}
+
+/* context steps: every work() job of a rolling transport with the knobs
+ * left alone is one step's re-realization, timed whole (solve, alias
+ * table, statistics); over three seeds */
+static void bench_context_steps(table *t, const char *bundle)
+{
+    enum { SEEDS = 3, STEPS_PER_SEED = 100 };
+    double *job = xmalloc(SEEDS * STEPS_PER_SEED * sizeof *job);
+    double first[SEEDS] = {0}; /* each seed's first step after instantiation */
+    long jobs = 0;
+    for (int seed = 1; seed <= SEEDS; ++seed) {
+        job_clock jc = {0};
+        jc.times = job + jobs;
+        jc.capacity = STEPS_PER_SEED;
+        pnh_host *s = job_host(bundle, &jc);
+        pn_error_info info = {0};
+        check(pnh_set_control(s, "seed", (float)seed, &info), &info, "set seed");
+        for (long b = 0; b < 48000L * 60 / BLOCK && jc.count < STEPS_PER_SEED; ++b)
+            run_block(s);
+        if (jc.count > 0)
+            first[seed - 1] = job[jobs];
+        jobs += jc.count;
+        pnh_free(s);
+    }
+    if (jobs > 0)
+        qsort(job, (size_t)jobs, sizeof *job, cmp_double);
+    context_step_rows(t, job, jobs, first, SEEDS, STEPS_PER_SEED);
+    free(job);
+}
+
+/* late steps in real time: what a musician hears */
+static void bench_late_steps(table *t, const char *bundle, double late_seconds)
+{
+    const struct {
+        int division, per_beat;
+        const char *name;
+    } pace[] = {{3, 2, "1/8"}, {4, 4, "1/16"}};
+    enum { LATE_RUNS = 3 };
+    for (size_t i = 0; i < sizeof pace / sizeof pace[0]; ++i) {
+        samples ls = {0};
+        long due = 0;
+        double late_sum = 0, first_sum = 0;
+        for (int run = 0; run < LATE_RUNS; ++run) {
+            double first = 0;
+            progress("plugin: %g s in real time in %s (%d of %d)", late_seconds, pace[i].name,
+                     run + 1, LATE_RUNS);
+            const double late =
+                late_steps(bundle, pace[i].division, pace[i].per_beat, late_seconds, &due, &first);
+            samples_add(&ls, late);
+            late_sum += late;
+            first_sum += first;
+        }
+        char what[112];
+        snprintf(what, sizeof what, "late steps in %g s of real time, %s at 120 bpm", late_seconds,
+                 pace[i].name);
+        row *rl = add_row(t, "plugin", what, UNIT_COUNT, &ls, GOAL_NONE_OVER, 0.0);
+        snprintf(rl->details, sizeof rl->details,
+                 "of %ld steps each run; a late step comes before its context is realized "
+                 "and sounds the last sonority again; %.0f late in all %d runs, %.0f of them "
+                 "among each run's first 8; from instantiation, worker thread, blocks paced "
+                 "at real time",
+                 due, late_sum, LATE_RUNS, first_sum);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bench_options o;
+    if (parse_args(argc, argv, &o) != 0)
+        return 2;
+    table t = {0};
+    bench_instantiate(&t, o.bundle);
+
+    /* one host with its worker on a thread for the blocks and the knob
+     * changes; the other parts run beside it */
+    audio_clock clock = {0};
+    pnh_host *h = host(o.bundle, PNH_WORKER_THREADED, &clock);
+    bench_blocks(&t, h, &clock, o.blocks, o.speed);
+    bench_wakes(&t);
+    bench_own_cost(&t, o.bundle, o.blocks);
+    bench_knob_change(&t, h);
     pnh_free(h);
 
-    /* context steps: every work() job of a rolling transport with the
-     * knobs left alone is one step's re-realization, timed whole (solve,
-     * alias table, statistics); over three seeds */
-    {
-        enum { SEEDS = 3, STEPS_PER_SEED = 100 };
-        double *job = xmalloc(SEEDS * STEPS_PER_SEED * sizeof *job);
-        double first[SEEDS] = {0}; /* each seed's first step after instantiation */
-        long jobs = 0;
-        for (int seed = 1; seed <= SEEDS; ++seed) {
-            job_clock jc = {0};
-            jc.times = job + jobs;
-            jc.capacity = STEPS_PER_SEED;
-            pnh_host *s = job_host(bundle, &jc);
-            pn_error_info info = {0};
-            check(pnh_set_control(s, "seed", (float)seed, &info), &info, "set seed");
-            for (long b = 0; b < 48000L * 60 / BLOCK && jc.count < STEPS_PER_SEED; ++b)
-                run_block(s);
-            if (jc.count > 0)
-                first[seed - 1] = job[jobs];
-            jobs += jc.count;
-            pnh_free(s);
-        }
-        const char *what = "context step re-realization (built-in set)";
-        if (jobs == 0) {
-            row *none = add_row(&t, "plugin", what, UNIT_TIME, NULL, GOAL_BELOW, 0.1);
-            snprintf(none->details, sizeof none->details, "no step was played");
-        } else {
-            qsort(job, (size_t)jobs, sizeof *job, cmp_double);
-            samples steps = {0};
-            samples_add(&steps, job[0]);
-            row *rs = add_row(&t, "plugin", what, UNIT_TIME, &steps, GOAL_NONE, 0);
-            rs->runs = (int)jobs;
-            rs->median = jobs % 2 ? job[jobs / 2] : 0.5 * (job[jobs / 2 - 1] + job[jobs / 2]);
-            rs->max = job[jobs - 1];
-            snprintf(rs->details, sizeof rs->details,
-                     "work() per step: warm re-solve for the drawn sonority, then its alias "
-                     "table; %d seeds x %d steps from instantiation, synchronous worker; 90th pct "
-                     "%.0f ms; each seed's first step %.0f / %.0f / %.0f ms",
-                     SEEDS, STEPS_PER_SEED, job[(long)(0.9 * (double)(jobs - 1))] * 1e3,
-                     first[0] * 1e3, first[1] * 1e3, first[2] * 1e3);
-            /* what keeps 16ths at 120 bpm (125 ms a step) in time: the tail */
-            const double p99 = job[(long)(0.99 * (double)(jobs - 1))];
-            samples tail = {0};
-            samples_add(&tail, p99);
-            row *rp = add_row(&t, "plugin", "context step re-realization, 99th pct", UNIT_TIME,
-                              &tail, GOAL_BELOW, 0.1);
-            rp->runs = (int)jobs;
-            snprintf(rp->details, sizeof rp->details,
-                     "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms, and with up "
-                     "to 0.4 s of music drawn ahead a slower step is absorbed by the steps "
-                     "before it",
-                     jobs);
-        }
-        free(job);
-    }
+    bench_context_steps(&t, o.bundle);
+    bench_late_steps(&t, o.bundle, o.late_seconds);
 
-    /* late steps in real time: what a musician hears */
-    {
-        const struct {
-            int division, per_beat;
-            const char *name;
-        } pace[] = {{3, 2, "1/8"}, {4, 4, "1/16"}};
-        enum { LATE_RUNS = 3 };
-        for (size_t i = 0; i < sizeof pace / sizeof pace[0]; ++i) {
-            samples ls = {0};
-            long due = 0;
-            double late_sum = 0, first_sum = 0;
-            for (int run = 0; run < LATE_RUNS; ++run) {
-                double first = 0;
-                progress("plugin: %g s in real time in %s (%d of %d)", late_seconds, pace[i].name,
-                         run + 1, LATE_RUNS);
-                const double late = late_steps(bundle, pace[i].division, pace[i].per_beat,
-                                               late_seconds, &due, &first);
-                samples_add(&ls, late);
-                late_sum += late;
-                first_sum += first;
-            }
-            char what[112];
-            snprintf(what, sizeof what, "late steps in %g s of real time, %s at 120 bpm",
-                     late_seconds, pace[i].name);
-            row *rl = add_row(&t, "plugin", what, UNIT_COUNT, &ls, GOAL_NONE_OVER, 0.0);
-            snprintf(rl->details, sizeof rl->details,
-                     "of %ld steps each run; a late step comes before its context is realized "
-                     "and sounds the last sonority again; %.0f late in all %d runs, %.0f of them "
-                     "among each run's first 8; from instantiation, worker thread, blocks paced "
-                     "at real time",
-                     due, late_sum, LATE_RUNS, first_sum);
-        }
-    }
-
-    if (markdown)
+    if (o.markdown)
         print_markdown(&t);
     else
         print_text(&t);

@@ -1,5 +1,5 @@
 /* libFuzzer target for parnassus-live's MIDI-learn map reader
- * (parnassus-live-map/1, apps/live/live_bindings.c).
+ * (parnassus-live-map/1, apps/live/live_bindings_read.c).
  *
  * Any input must either fail with a message naming the input and leave
  * the table as it was, or give a table that saves and loads back to the

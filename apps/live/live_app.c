@@ -1,31 +1,16 @@
+/* parnassus-live's run (live_app.h): setting up the synth, the engine,
+ * capture, bindings, MIDI and audio; the main loop with its terminal
+ * interface; tearing down with every note released. */
 #define _GNU_SOURCE
-#include "live_app.h"
+#include "live_app_internal.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
-#include <portaudio.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/select.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "live_bindings.h"
-#include "live_capture.h"
-#include "live_quiet.h"
-#include "live_synth.h"
-#include "live_tui.h"
 #include "lv2host.h"
-#include "ring.h"
-
-enum { MAIN_RING_BYTES = 1 << 15, MIDI_BATCH = 256 };
 
 void pnl_app_options_default(pnl_app_options *o)
 {
@@ -39,33 +24,7 @@ void pnl_app_options_default(pnl_app_options *o)
     o->program = PNL_PROGRAM_CHOIR_AAHS;
 }
 
-typedef struct app {
-    const pnl_app_options *o;
-    pnl_synth *synth;
-    pnl_engine *engine;
-    pnl_capture *capture;
-    pnl_bindings bindings;
-    char map_path[PATH_MAX];
-    pnl_midi_backend *midi;
-    pnh_ring to_main; /* MIDI input for learn and bindings: MIDI thread -> main */
-    PaStream *stream;
-    pthread_t midi_thread;
-    int midi_thread_started;
-    atomic_int midi_running;
-    int quit;
-    uint32_t max_block;
-    pnl_tui *tui;      /* the terminal interface, or NULL (headless) */
-    int preset;        /* the preset last applied, -1: none yet */
-    int stream_died;   /* the device went away under the stream */
-    char message[256]; /* what the interface shows on its message line */
-    char midi_in_names[256], midi_out_names[256], audio_name[160];
-} app;
-
-/* What the app has to say while it plays: a line on stdout (errors on
- * stderr), or the interface's message line when it owns the terminal. */
-static void say(app *a, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void say(app *a, int error, const char *fmt, ...)
+void pnl_app_say(pnl_app *a, int error, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -80,460 +39,6 @@ static void say(app *a, int error, const char *fmt, ...)
         fflush(f);
     }
     va_end(ap);
-}
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void sleep_seconds(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-/* ---- audio ---- */
-
-static int audio_callback(const void *input, void *output, unsigned long frames,
-                          const PaStreamCallbackTimeInfo *time, PaStreamCallbackFlags flags,
-                          void *user)
-{
-    (void)input;
-    (void)time;
-    (void)flags;
-    app *a = user;
-    float **out = output;
-    unsigned long done = 0;
-    while (done < frames) {
-        const uint32_t n = (uint32_t)(frames - done < a->max_block ? frames - done : a->max_block);
-        pnl_engine_process(a->engine, out[0] + done, out[1] + done, n);
-        done += n;
-    }
-    return paContinue;
-}
-
-static PaError quiet_pa_initialize(void)
-{
-    const int saved = pnl_stderr_mute();
-    const PaError err = Pa_Initialize();
-    pnl_stderr_restore(saved);
-    return err;
-}
-
-static void list_audio(FILE *f)
-{
-    const int n = Pa_GetDeviceCount();
-    fprintf(f, "audio outputs (PortAudio):%s\n", n > 0 ? "" : " none");
-    for (int i = 0; i < n; ++i) {
-        const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
-        if (d && d->maxOutputChannels > 0)
-            fprintf(f, "  %d: %s (%s, %d channels, %.0f Hz)%s\n", i, d->name,
-                    Pa_GetHostApiInfo(d->hostApi)->name, d->maxOutputChannels, d->defaultSampleRate,
-                    i == Pa_GetDefaultOutputDevice() ? " [default]" : "");
-    }
-}
-
-static int contains_nocase(const char *hay, const char *needle)
-{
-    const size_t n = strlen(needle);
-    for (; *hay; ++hay)
-        if (strncasecmp(hay, needle, n) == 0)
-            return 1;
-    return 0;
-}
-
-static PaDeviceIndex find_audio_device(const char *spec)
-{
-    const int n = Pa_GetDeviceCount();
-    if (!spec)
-        return Pa_GetDefaultOutputDevice();
-    char *end;
-    const long i = strtol(spec, &end, 10);
-    if (*spec && !*end)
-        return i >= 0 && i < n && Pa_GetDeviceInfo((int)i)->maxOutputChannels > 0 ? (int)i
-                                                                                  : paNoDevice;
-    for (int d = 0; d < n; ++d)
-        if (Pa_GetDeviceInfo(d)->maxOutputChannels > 0 &&
-            contains_nocase(Pa_GetDeviceInfo(d)->name, spec))
-            return d;
-    return paNoDevice;
-}
-
-static int open_audio(app *a)
-{
-    const PaDeviceIndex dev = find_audio_device(a->o->audio_device);
-    if (dev == paNoDevice) {
-        if (a->o->audio_device)
-            fprintf(stderr, "parnassus-live: no audio output matches '%s'\n", a->o->audio_device);
-        else
-            fprintf(stderr, "parnassus-live: no audio output device: PortAudio found none (connect "
-                            "a sound card, or start a JACK server)\n");
-        list_audio(stderr);
-        return -1;
-    }
-    const PaDeviceInfo *info = Pa_GetDeviceInfo(dev);
-    snprintf(a->audio_name, sizeof a->audio_name, "%s, %.0f Hz, %d frames", info->name, a->o->rate,
-             a->o->buffer);
-    PaStreamParameters out = {
-        .device = dev,
-        .channelCount = 2,
-        .sampleFormat = paFloat32 | paNonInterleaved,
-        .suggestedLatency = info->defaultLowOutputLatency,
-        .hostApiSpecificStreamInfo = NULL,
-    };
-    PaError err = Pa_OpenStream(&a->stream, NULL, &out, a->o->rate, (unsigned long)a->o->buffer,
-                                paNoFlag, audio_callback, a);
-    if (err != paNoError) {
-        fprintf(stderr, "parnassus-live: cannot open audio output '%s' at %.0f Hz, %d frames: %s\n",
-                info->name, a->o->rate, a->o->buffer, Pa_GetErrorText(err));
-        a->stream = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- MIDI ---- */
-
-static double engine_clock(void *user)
-{
-    return pnl_engine_clock(user);
-}
-
-static void *midi_main(void *user)
-{
-    app *a = user;
-    /* the notes it hands over are due within the MIDI latency: real-time
-     * priority under the audio thread's where the system allows it */
-    struct sched_param p = {0};
-    p.sched_priority = 45;
-    pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
-    pnl_midi_msg batch[MIDI_BATCH];
-    while (atomic_load(&a->midi_running)) {
-        const double now = pnl_engine_clock(a->engine);
-        const size_t got = a->midi->ops->poll(a->midi, now, batch, MIDI_BATCH);
-        for (size_t i = 0; i < got; ++i) {
-            pnl_engine_midi_in(a->engine, &batch[i]);
-            pnh_ring_write(&a->to_main, &batch[i], sizeof batch[i]);
-        }
-        size_t n;
-        while ((n = pnl_engine_drain_midi_out(a->engine, batch, MIDI_BATCH)) > 0)
-            for (size_t i = 0; i < n; ++i)
-                a->midi->ops->send(a->midi, &batch[i]);
-        sleep_seconds(0.001);
-    }
-    return NULL;
-}
-
-static void add_name(char *list, size_t size, const char *name)
-{
-    const size_t used = strlen(list);
-    snprintf(list + used, size - used, "%s%s", used ? ", " : "", name);
-}
-
-static int open_midi(app *a)
-{
-    pn_error_info info = {PN_OK, ""};
-    const pnl_app_options *o = a->o;
-    if (o->midi_in_file || o->midi_out_file) {
-        pnl_midi_msg *msgs = NULL;
-        size_t count = 0;
-        if (o->midi_in_file && pnl_midi_read_file(o->midi_in_file, &msgs, &count, &info) != PN_OK) {
-            fprintf(stderr, "parnassus-live: %s\n", info.message);
-            return -1;
-        }
-        const pn_error rc = pnl_midi_memory_create(o->midi_in_file ? o->midi_in_file : "no input",
-                                                   msgs, count, "file", &a->midi, &info);
-        free(msgs);
-        if (rc != PN_OK) {
-            fprintf(stderr, "parnassus-live: %s\n", info.message);
-            return -1;
-        }
-        if (o->midi_in_file) {
-            a->midi->ops->open(a->midi, 0, 0, NULL);
-            add_name(a->midi_in_names, sizeof a->midi_in_names, o->midi_in_file);
-        }
-        if (o->midi_out_file) {
-            a->midi->ops->open(a->midi, 1, 0, NULL);
-            add_name(a->midi_out_names, sizeof a->midi_out_names, o->midi_out_file);
-        }
-        return 0;
-    }
-    if (pnl_midi_portmidi_create(engine_clock, a->engine, o->midi_latency, &a->midi, &info) !=
-        PN_OK) {
-        fprintf(stderr, "parnassus-live: %s; playing without MIDI devices\n", info.message);
-        return 0;
-    }
-    for (int i = 0; i < o->num_midi_in; ++i) {
-        const int port = pnl_midi_find(a->midi, 0, o->midi_in[i], &info);
-        if (port < 0 || a->midi->ops->open(a->midi, 0, port, &info) != PN_OK)
-            fprintf(stderr, "parnassus-live: %s; playing on without it\n", info.message);
-        else
-            add_name(a->midi_in_names, sizeof a->midi_in_names,
-                     a->midi->ops->port_name(a->midi, 0, port));
-    }
-    if (o->midi_out) {
-        const int port = pnl_midi_find(a->midi, 1, o->midi_out, &info);
-        if (port < 0 || a->midi->ops->open(a->midi, 1, port, &info) != PN_OK)
-            fprintf(stderr, "parnassus-live: %s; playing on without it\n", info.message);
-        else
-            add_name(a->midi_out_names, sizeof a->midi_out_names,
-                     a->midi->ops->port_name(a->midi, 1, port));
-    }
-    return 0;
-}
-
-static int write_midi_out_file(app *a)
-{
-    if (!a->o->midi_out_file || !a->midi)
-        return 0;
-    const pnl_midi_msg *msgs;
-    const double *at;
-    const size_t n = pnl_midi_memory_sent(a->midi, &msgs, &at);
-    FILE *f = fopen(a->o->midi_out_file, "w");
-    if (!f) {
-        fprintf(stderr, "parnassus-live: %s: %s\n", a->o->midi_out_file, strerror(errno));
-        return -1;
-    }
-    fprintf(f, "# time_s sent_at_s bytes (hex), stream clock\n");
-    for (size_t i = 0; i < n; ++i) {
-        fprintf(f, "%.6f %.6f", msgs[i].time, at[i]);
-        for (int b = 0; b < msgs[i].size; ++b)
-            fprintf(f, " %02x", msgs[i].bytes[b]);
-        fputc('\n', f);
-    }
-    return fclose(f) == 0 ? 0 : -1;
-}
-
-/* ---- commands, bindings, capture (the main thread) ---- */
-
-static int write_capture(app *a, const char *path)
-{
-    pnl_engine_drain_capture(a->engine, a->capture);
-    pnl_status st;
-    pnl_engine_status(a->engine, &st);
-    pn_error_info info = {PN_OK, ""};
-    if (pnl_capture_write(a->capture, path, st.beat, st.bpm, &info) != PN_OK) {
-        say(a, 1, "%s", info.message);
-        return -1;
-    }
-    say(a, 0, "captured the last %d bars to %s", a->o->capture_bars, path);
-    return 0;
-}
-
-static void print_status(app *a)
-{
-    pnl_status st;
-    pnl_engine_status(a->engine, &st);
-    static const char *const names[12] = {"C",  "C#", "D",  "D#", "E",  "F",
-                                          "F#", "G",  "G#", "A",  "A#", "B"};
-    printf("%s %.1f bpm, beat %.2f, %.1f s | sonority", st.rolling ? "playing" : "stopped", st.bpm,
-           st.beat, st.stream_time);
-    for (int v = 0; v < PNL_VOICES; ++v)
-        if (st.sonority[v] >= 0)
-            printf(" %s%d", names[st.sonority[v] % 12], st.sonority[v] / 12 - 1);
-        else
-            printf(" -");
-    printf(" | rules kept %.0f (%s), solve %.0f ms, late steps %.0f | log2_lambda_w %g alpha %g | "
-           "load %.0f %% (max %.0f %%) | level %.0f dBFS | notes %llu\n",
-           (double)st.rules_selected, pnl_engine_rules_kept(a->engine), (double)st.solve_ms,
-           (double)st.late_steps, (double)pnl_engine_control(a->engine, "log2_lambda_w"),
-           (double)pnl_engine_control(a->engine, "alpha"), 100 * st.load, 100 * st.load_max,
-           st.level > 1e-6 ? 20 * log10(st.level) : -120.0, (unsigned long long)st.notes_out);
-    fflush(stdout);
-}
-
-static int set_knob(app *a, const char *symbol, const char *value)
-{
-    char *end;
-    const double v = strtod(value, &end);
-    if (end == value || *end || pnl_engine_set_control(a->engine, symbol, (float)v) != 0) {
-        say(a, 1, "set %s %s: no such knob or not a number", symbol, value);
-        return -1;
-    }
-    return 0;
-}
-
-static void apply_preset(app *a, int index)
-{
-    const int n = pnl_engine_preset_count(a->engine);
-    if (n == 0) {
-        say(a, 1, "the plugin has no presets");
-        return;
-    }
-    index = ((index % n) + n) % n;
-    pn_error_info info = {PN_OK, ""};
-    if (pnl_engine_apply_preset(a->engine, index, &info) != 0) {
-        say(a, 1, "%s", info.message);
-        return;
-    }
-    a->preset = index;
-    say(a, 0, "preset %d: %s", index + 1, pnl_engine_preset_label(a->engine, index));
-}
-
-/* "preset 3" (1-based) or "preset Chorale minor" (a label, any case) */
-static void preset_command(app *a, const char *arg)
-{
-    char *end;
-    const long number = strtol(arg, &end, 10);
-    if (*arg && !*end) {
-        if (number < 1 || number > pnl_engine_preset_count(a->engine))
-            say(a, 1, "preset %s: expected 1..%d", arg, pnl_engine_preset_count(a->engine));
-        else
-            apply_preset(a, (int)number - 1);
-        return;
-    }
-    for (int i = 0; i < pnl_engine_preset_count(a->engine); ++i)
-        if (strcasecmp(pnl_engine_preset_label(a->engine, i), arg) == 0) {
-            apply_preset(a, i);
-            return;
-        }
-    say(a, 1, "preset '%s': no such preset (presets lists them)", arg);
-}
-
-static void list_presets(app *a)
-{
-    for (int i = 0; i < pnl_engine_preset_count(a->engine); ++i)
-        say(a, 0, "%2d  %s%s", i + 1, pnl_engine_preset_label(a->engine, i),
-            i == a->preset ? "  (current)" : "");
-}
-
-static void do_action(app *a, const char *target, double value)
-{
-    if (strcmp(target, "panic") == 0)
-        pnl_engine_panic(a->engine);
-    else if (strcmp(target, "preset_next") == 0)
-        apply_preset(a, a->preset + 1);
-    else if (strcmp(target, "preset_previous") == 0)
-        apply_preset(a, a->preset < 0 ? -1 : a->preset - 1);
-    else if (strcmp(target, "play_stop") == 0) {
-        pnl_status st;
-        pnl_engine_status(a->engine, &st);
-        st.rolling ? pnl_engine_stop(a->engine) : pnl_engine_play(a->engine);
-    } else if (strcmp(target, "capture") == 0) {
-        char path[64];
-        snprintf(path, sizeof path, "parnassus-capture-%ld.mid", (long)time(NULL));
-        write_capture(a, path);
-    } else {
-        float lo, hi;
-        if (pnl_engine_control_range(a->engine, target, NULL, &lo, &hi))
-            pnl_engine_set_control(a->engine, target, (float)(lo + value * (hi - lo)));
-    }
-}
-
-static void handle_midi_for_bindings(app *a)
-{
-    pnl_midi_msg m;
-    uint32_t size;
-    while (pnh_ring_read(&a->to_main, &m, sizeof m, &size)) {
-        pnl_binding_hit hit;
-        int learned = -1;
-        const int was_learning = a->bindings.learning;
-        if (!pnl_bindings_handle(&a->bindings, m.bytes, m.size, &hit, &learned)) {
-            if (was_learning && !a->bindings.learning)
-                say(a, 1, "learn: the map is full");
-            continue;
-        }
-        if (was_learning) {
-            if (learned < 0)
-                continue;
-            say(a, 0, "learned: %s", a->bindings.binding[learned].target);
-            pn_error_info info = {PN_OK, ""};
-            if (a->map_path[0] && pnl_bindings_save(&a->bindings, a->map_path, &info) != PN_OK)
-                say(a, 1, "%s", info.message);
-            continue;
-        }
-        if (hit.is_program) /* Program Change selects the preset of that number */
-            apply_preset(a, (int)hit.value);
-        else
-            do_action(a, hit.target, hit.value);
-    }
-}
-
-static void run_command(app *a, char *line)
-{
-    char *argv[8] = {0};
-    int argc = 0;
-    for (char *tok = strtok(line, " \t\r\n"); tok && argc < 8; tok = strtok(NULL, " \t\r\n"))
-        argv[argc++] = tok;
-    if (argc == 0)
-        return;
-    const char *cmd = argv[0];
-    if (strcmp(cmd, "quit") == 0 || strcmp(cmd, "q") == 0)
-        a->quit = 1;
-    else if (strcmp(cmd, "set") == 0 && argc == 3)
-        set_knob(a, argv[1], argv[2]);
-    else if (strcmp(cmd, "play") == 0)
-        pnl_engine_play(a->engine);
-    else if (strcmp(cmd, "stop") == 0)
-        pnl_engine_stop(a->engine);
-    else if (strcmp(cmd, "panic") == 0)
-        pnl_engine_panic(a->engine);
-    else if (strcmp(cmd, "tempo") == 0 && argc == 2) {
-        if (pnl_engine_set_tempo(a->engine, atof(argv[1])) != 0)
-            say(a, 1, "tempo %s: expected 20..400 bpm", argv[1]);
-    } else if (strcmp(cmd, "rules") == 0 && argc == 2) {
-        if (access(argv[1], R_OK) != 0 || pnl_engine_load_rules(a->engine, argv[1]) != 0)
-            say(a, 1, "rules %s: cannot read it", argv[1]);
-    } else if (strcmp(cmd, "capture") == 0 && argc == 2)
-        write_capture(a, argv[1]);
-    else if (strcmp(cmd, "learn") == 0 && argc == 2) {
-        if (pnl_bindings_learn(&a->bindings, argv[1]) == 0)
-            say(a, 0, "learn: move a control for %s", argv[1]);
-        else
-            say(a, 1, "learn %s: not a target", argv[1]);
-    } else if (strcmp(cmd, "preset") == 0 && argc >= 2) {
-        /* a label may have spaces: the rest of the line */
-        char label[256] = "";
-        for (int i = 1; i < argc; ++i)
-            snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s", i > 1 ? " " : "",
-                     argv[i]);
-        preset_command(a, label);
-    } else if (strcmp(cmd, "presets") == 0)
-        list_presets(a);
-    else if (strcmp(cmd, "next") == 0)
-        apply_preset(a, a->preset + 1);
-    else if (strcmp(cmd, "previous") == 0)
-        apply_preset(a, a->preset < 0 ? -1 : a->preset - 1);
-    else if (strcmp(cmd, "status") == 0) {
-        if (!a->tui)
-            print_status(a);
-    } else
-        say(a, 1,
-            "unknown command '%s' (set SYMBOL VALUE, play, stop, tempo BPM, panic, rules FILE, "
-            "preset N|LABEL, presets, next, previous, learn TARGET, capture FILE, status, quit)",
-            cmd);
-}
-
-/* stdin, a line at a time, without blocking the loop */
-static void poll_stdin(app *a, int *stdin_open)
-{
-    static char line[1024];
-    static size_t used;
-    fd_set fds;
-    FD_ZERO(&fds);
-    FD_SET(STDIN_FILENO, &fds);
-    struct timeval tv = {0, 0};
-    if (!*stdin_open || select(STDIN_FILENO + 1, &fds, NULL, NULL, &tv) <= 0)
-        return;
-    const ssize_t n = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
-    if (n <= 0) {
-        *stdin_open = 0;
-        return;
-    }
-    used += (size_t)n;
-    line[used] = '\0';
-    char *nl;
-    while ((nl = strchr(line, '\n')) != NULL) {
-        *nl = '\0';
-        run_command(a, line);
-        memmove(line, nl + 1, used - (size_t)(nl + 1 - line) + 1);
-        used -= (size_t)(nl + 1 - line);
-    }
-    if (used == sizeof line - 1)
-        used = 0; /* an overlong line is dropped */
 }
 
 /* ---- the terminal interface ---- */
@@ -557,7 +62,7 @@ static const struct {
     {"channel_per_voice", "Channel per voice", 1.0f},
 };
 
-static void fill_view(app *a, pnl_tui_view *v)
+static void fill_view(pnl_app *a, pnl_tui_view *v)
 {
     memset(v, 0, sizeof *v);
     pnl_engine_status(a->engine, &v->status);
@@ -579,51 +84,51 @@ static void fill_view(app *a, pnl_tui_view *v)
     v->message = a->message;
 }
 
-static void poll_tui(app *a, double *last_draw)
+static void poll_tui(pnl_app *a, double *last_draw)
 {
     pnl_tui_view v;
     fill_view(a, &v);
     char cmd[256];
     while (pnl_tui_poll(a->tui, &v, cmd, sizeof cmd))
-        run_command(a, cmd);
-    if (mono_now() - *last_draw >= 0.1) {
+        pnl_app_run_command(a, cmd);
+    if (pnl_app_now() - *last_draw >= 0.1) {
         fill_view(a, &v);
         pnl_tui_draw(a->tui, &v);
-        *last_draw = mono_now();
+        *last_draw = pnl_app_now();
     }
 }
 
-static void main_loop(app *a)
+static void main_loop(pnl_app *a)
 {
     int stdin_open = 1;
-    double last_status = mono_now(), last_draw = 0;
+    double last_status = pnl_app_now(), last_draw = 0;
     while (!a->quit) {
         if (a->tui)
             poll_tui(a, &last_draw);
         else
-            poll_stdin(a, &stdin_open);
-        handle_midi_for_bindings(a);
+            pnl_app_poll_stdin(a, &stdin_open);
+        pnl_app_handle_bindings(a);
         pnl_engine_drain_capture(a->engine, a->capture);
         pnl_status st;
         pnl_engine_status(a->engine, &st);
         if (a->o->seconds > 0 && st.stream_time >= a->o->seconds)
             break;
-        if (!a->o->headless && !a->tui && mono_now() - last_status >= 1.0) {
-            print_status(a);
-            last_status = mono_now();
+        if (!a->o->headless && !a->tui && pnl_app_now() - last_status >= 1.0) {
+            pnl_app_print_status(a);
+            last_status = pnl_app_now();
         }
         if (!Pa_IsStreamActive(a->stream)) {
-            say(a, 1, "the audio stream stopped (device gone?)");
+            pnl_app_say(a, 1, "the audio stream stopped (device gone?)");
             a->stream_died = 1;
             break;
         }
-        sleep_seconds(0.005);
+        pnl_app_sleep(0.005);
     }
 }
 
 /* ---- setting up and tearing down ---- */
 
-static int apply_sets(app *a)
+static int apply_sets(pnl_app *a)
 {
     for (int i = 0; i < a->o->num_sets; ++i) {
         char symbol[64];
@@ -635,7 +140,7 @@ static int apply_sets(app *a)
         }
         memcpy(symbol, a->o->sets[i], len);
         symbol[len] = '\0';
-        if (set_knob(a, symbol, eq + 1) != 0)
+        if (pnl_app_set_knob(a, symbol, eq + 1) != 0)
             return -1;
     }
     if (a->o->rules &&
@@ -646,7 +151,7 @@ static int apply_sets(app *a)
     return 0;
 }
 
-static int load_bindings(app *a)
+static int load_bindings(pnl_app *a)
 {
     pnl_bindings_init(&a->bindings);
     if (a->o->map)
@@ -671,7 +176,7 @@ static int load_bindings(app *a)
 
 /* What can be checked before the plugin loads (which takes a second or
  * two) is checked first. */
-static int check_files(app *a)
+static int check_files(pnl_app *a)
 {
     const pnl_app_options *o = a->o;
     if (o->rules && access(o->rules, R_OK) != 0) {
@@ -686,7 +191,7 @@ static int check_files(app *a)
     return load_bindings(a);
 }
 
-static int setup(app *a, char *bundle_buf, size_t bundle_size)
+static int setup(pnl_app *a, char *bundle_buf, size_t bundle_size)
 {
     const pnl_app_options *o = a->o;
     pn_error_info info = {PN_OK, ""};
@@ -729,12 +234,12 @@ static int setup(app *a, char *bundle_buf, size_t bundle_size)
         fprintf(stderr, "parnassus-live: out of memory\n");
         return -1;
     }
-    if (apply_sets(a) != 0 || open_midi(a) != 0)
+    if (apply_sets(a) != 0 || pnl_app_open_midi(a) != 0)
         return -1;
     return 0;
 }
 
-static void stop_playing(app *a)
+static void stop_playing(pnl_app *a)
 {
     pnl_engine_stop(a->engine);
     /* let a few buffers carry the note-offs to the synth and MIDI out */
@@ -745,14 +250,14 @@ static void stop_playing(app *a)
         pnl_engine_status(a->engine, &st);
         if (st.buffers >= until)
             break;
-        sleep_seconds(0.005);
+        pnl_app_sleep(0.005);
     }
 }
 
 /* Once the stream has stopped (or died: a device unplugged), no callback
  * runs: this thread runs a few buffers itself, so that every note still
  * sounding gets its note-off on the synth and the MIDI outputs. */
-static void flush_notes(app *a)
+static void flush_notes(pnl_app *a)
 {
     float left[4096], right[4096];
     pnl_engine_stop(a->engine);
@@ -762,17 +267,17 @@ static void flush_notes(app *a)
 
 int pnl_app_run(const pnl_app_options *o)
 {
-    app a;
+    pnl_app a;
     memset(&a, 0, sizeof a);
     a.o = o;
     a.preset = -1;
-    if (quiet_pa_initialize() != paNoError) {
+    if (pnl_app_pa_initialize() != paNoError) {
         fprintf(stderr, "parnassus-live: PortAudio could not start\n");
         return PNL_EXIT_FAILURE;
     }
     int rc = PNL_EXIT_FAILURE;
     if (o->list_devices) {
-        list_audio(stdout);
+        pnl_app_list_audio(stdout);
         pnl_midi_backend *m = NULL;
         pn_error_info info = {PN_OK, ""};
         if (pnl_midi_portmidi_create(NULL, NULL, 0, &m, &info) == PN_OK) {
@@ -784,10 +289,10 @@ int pnl_app_run(const pnl_app_options *o)
         return PNL_EXIT_OK;
     }
     char bundle[PATH_MAX];
-    if (setup(&a, bundle, sizeof bundle) != 0 || open_audio(&a) != 0)
+    if (setup(&a, bundle, sizeof bundle) != 0 || pnl_app_open_audio(&a) != 0)
         goto done;
     atomic_init(&a.midi_running, 1);
-    if (a.midi && pthread_create(&a.midi_thread, NULL, midi_main, &a) == 0)
+    if (a.midi && pthread_create(&a.midi_thread, NULL, pnl_app_midi_main, &a) == 0)
         a.midi_thread_started = 1;
     PaError err = Pa_StartStream(a.stream);
     if (err != paNoError) {
@@ -819,7 +324,7 @@ int pnl_app_run(const pnl_app_options *o)
         Pa_StopStream(a.stream);
     flush_notes(&a);
     rc = a.stream_died ? PNL_EXIT_FAILURE : PNL_EXIT_OK;
-    if (o->capture && write_capture(&a, o->capture) != 0)
+    if (o->capture && pnl_app_write_capture(&a, o->capture) != 0)
         rc = PNL_EXIT_FAILURE;
 done:
     if (a.midi_thread_started) {
@@ -833,7 +338,7 @@ done:
             for (size_t i = 0; i < n; ++i)
                 a.midi->ops->send(a.midi, &batch[i]);
     }
-    if (a.engine && write_midi_out_file(&a) != 0) /* what was sent, even after a failure */
+    if (a.engine && pnl_app_write_midi_out_file(&a) != 0) /* what was sent, even after a failure */
         rc = PNL_EXIT_FAILURE;
     if (a.stream && !a.stream_died)
         Pa_CloseStream(a.stream);

@@ -1,4 +1,4 @@
-/* The onsets reader (see midi_onsets.h), on libsmf like midi_file.c. */
+/* The onsets reader (see midi_onsets.h), on libsmf like midi_read.c. */
 #include "midi_onsets.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The figure of `parnassus evaluate --plot` (see plot_style.h), drawn with
- * the helpers of plot.c. */
+ * the helpers of plot_internal.h. */
 #include "plot_style.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* The figure of `parnassus sweep --plot` (see plot_sweep.h), drawn with the
- * helpers of plot.c. */
+ * helpers of plot_internal.h. */
 #include "plot_sweep.h"
 
 #include <math.h>

@@ -97,6 +97,192 @@ pn_error pn_deoverlap(pn_problem *prob, pn_cell_source source, void *ctx, pn_err
     return pn_deoverlap_map(prob, source, ctx, NULL, info);
 }
 
+/* A de-overlap in progress: every raw input's group id after the passes
+ * so far, the links of each pass, and the scratch of one pass. */
+typedef struct refinement {
+    pn_problem *prob;
+    int64_t n;
+    int32_t *ids;      /* n */
+    int32_t *cells;    /* CHUNK: a chunk's cells, then a block of group ids */
+    pass_links *links; /* K */
+    child *head;       /* per current group: its first child in this pass */
+    size_t head_capacity;
+    pn_idmap map;
+    size_t groups; /* before rule 0 every input is in one group, id 0 */
+    pn_error_info *info;
+} refinement;
+
+/* One refinement pass, by rule r of mr cells. */
+typedef struct pass {
+    int32_t r, mr;
+    int64_t range; /* (group, cell) pairs */
+    int small;     /* a small pair range goes straight to a direct table */
+    int map_ready;
+    int32_t next; /* ids handed out in this pass */
+} pass;
+
+static pn_error out_of_memory(const refinement *rf)
+{
+    return pn_fail(rf->info, PN_ERR_NOMEM, "out of memory in de-overlap");
+}
+
+/* The first child of each current group sits in `head`; only the pairs of
+ * later children go through the map, which is set up on the first of them
+ * (most passes split few groups). */
+static pn_error pass_begin(refinement *rf, pass *p, int32_t r)
+{
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->mr = pn_rule_size(rf->prob, r);
+    p->range = (int64_t)rf->groups * p->mr;
+    if (rf->groups > rf->head_capacity) {
+        free(rf->head);
+        rf->head_capacity = rf->groups;
+        rf->head = malloc(rf->head_capacity * sizeof *rf->head);
+        if (!rf->head)
+            return out_of_memory(rf);
+    }
+    for (size_t g = 0; g < rf->groups; ++g)
+        rf->head[g].cell = -1;
+    p->small = p->range <= SMALL_RANGE;
+    if (p->small) {
+        if (pn_idmap_init(&rf->map, p->range, 0) != 0)
+            return out_of_memory(rf);
+        p->map_ready = 1;
+    }
+    return PN_OK;
+}
+
+/* Splits the groups of raw inputs first..first+count-1 by their cells
+ * (in rf->cells). */
+static pn_error refine_chunk(refinement *rf, pass *p, int64_t first, int64_t count)
+{
+    const int32_t r = p->r, mr = p->mr;
+    const int small = p->small;
+    const int32_t *cells = rf->cells;
+    int32_t *chunk_ids = rf->ids + first;
+    child *head = rf->head;
+    pn_idmap *map = &rf->map;
+    int32_t next = p->next;
+    for (int64_t j = 0; j < count; ++j) {
+        if (!small && r > 0 && j + PREFETCH < count)
+            prefetch(&head[chunk_ids[j + PREFETCH]]);
+        const int32_t c = cells[j];
+        if (c < 0 || c >= mr)
+            return pn_fail(rf->info, PN_ERR_INVALID,
+                           "rule %s: raw input %" PRId64 " has cell %d, outside [0, %d)",
+                           rf->prob->rule_name[r], first + j, (int)c, (int)mr);
+        /* before rule 0 every input is in group 0 (ids is not set yet) */
+        const int32_t old = r > 0 ? chunk_ids[j] : 0;
+        if (small) {
+            int is_new;
+            const int32_t id = pn_idmap_get_or_add(map, (int64_t)old * mr + c, next, &is_new);
+            if (is_new) {
+                if (links_push(&rf->links[r], old, c) != 0)
+                    return out_of_memory(rf);
+                next++;
+            }
+            chunk_ids[j] = id;
+            continue;
+        }
+        child *h = &head[old];
+        if (h->cell == c) {
+            /* most passes split no group: leave unchanged ids alone */
+            if (h->id != old)
+                chunk_ids[j] = h->id;
+            continue;
+        }
+        int32_t id;
+        if (h->cell < 0) {
+            h->cell = c;
+            h->id = id = next;
+        } else {
+            if (!p->map_ready) {
+                size_t expected = (size_t)(p->range < rf->n ? p->range : rf->n);
+                if (expected > (1u << 20))
+                    expected = 1u << 20;
+                if (pn_idmap_init(map, p->range, expected) != 0)
+                    return out_of_memory(rf);
+                p->map_ready = 1;
+            }
+            int is_new;
+            id = pn_idmap_get_or_add(map, (int64_t)old * mr + c, next, &is_new);
+            if (id < 0)
+                return out_of_memory(rf);
+            if (!is_new) {
+                chunk_ids[j] = id;
+                continue;
+            }
+        }
+        if (links_push(&rf->links[r], old, c) != 0)
+            return out_of_memory(rf);
+        next++;
+        chunk_ids[j] = id;
+    }
+    p->next = next;
+    return PN_OK;
+}
+
+/* Refines every raw input's group by the cell of rule r. */
+static pn_error refine_pass(refinement *rf, pn_cell_source source, void *ctx, int32_t r)
+{
+    pass p;
+    pn_error err = pass_begin(rf, &p, r);
+    if (err != PN_OK)
+        return err;
+    const int64_t n = rf->n;
+    for (int64_t first = 0; first < n; first += CHUNK) {
+        int64_t count = n - first < CHUNK ? n - first : CHUNK;
+        if (source(ctx, r, first, count, rf->cells) != 0)
+            return pn_fail(rf->info, PN_ERR_INVALID, "cell source failed for rule %s",
+                           rf->prob->rule_name[r]);
+        if ((err = refine_chunk(rf, &p, first, count)) != PN_OK)
+            return err;
+    }
+    rf->groups = (size_t)p.next;
+    pn_idmap_free(&rf->map);
+    return PN_OK;
+}
+
+/* Walks the links back one rule at a time over a block of groups, so the
+ * lookups of different groups do not wait on each other. */
+static void build_group_rows(const refinement *rf)
+{
+    const pn_problem *prob = rf->prob;
+    const int32_t K = prob->num_rules;
+    const size_t groups = rf->groups;
+    for (size_t g0 = 0; g0 < groups; g0 += CHUNK) {
+        const size_t block = groups - g0 < CHUNK ? groups - g0 : CHUNK;
+        int32_t *cur = rf->cells; /* CHUNK entries: each group's id after rule r */
+        for (size_t b = 0; b < block; ++b)
+            cur[b] = (int32_t)(g0 + b);
+        int32_t *rows = prob->group_rows + g0 * (size_t)K;
+        for (int32_t r = K - 1; r >= 0; --r) {
+            const int32_t start = prob->rule_start[r];
+            const int32_t *cell = rf->links[r].cell, *parent = rf->links[r].parent;
+            for (size_t b = 0; b < block; ++b) {
+                const int32_t id = cur[b];
+                rows[b * (size_t)K + (size_t)r] = start + cell[id];
+                cur[b] = parent[id];
+            }
+        }
+    }
+}
+
+static void refinement_free(refinement *rf)
+{
+    pn_idmap_free(&rf->map);
+    if (rf->links)
+        for (int32_t r = 0; r < rf->prob->num_rules; ++r) {
+            free(rf->links[r].parent);
+            free(rf->links[r].cell);
+        }
+    free(rf->links);
+    free(rf->head);
+    free(rf->cells);
+    free(rf->ids);
+}
+
 pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, int32_t *group_of,
                           pn_error_info *info)
 {
@@ -106,164 +292,36 @@ pn_error pn_deoverlap_map(pn_problem *prob, pn_cell_source source, void *ctx, in
         return pn_fail(info, PN_ERR_INVALID, "raw space too large for de-overlap (n = %" PRId64 ")",
                        n);
     pn_error err = PN_OK;
-    int32_t *ids = malloc((size_t)n * sizeof *ids);
-    int32_t *cells = malloc(CHUNK * sizeof *cells);
-    pass_links *links = calloc((size_t)K, sizeof *links);
-    child *head = NULL; /* per current group: its first child in this pass */
-    pn_idmap map;
-    memset(&map, 0, sizeof map);
-    if (!ids || !cells || !links) {
+    refinement rf;
+    memset(&rf, 0, sizeof rf);
+    rf.prob = prob;
+    rf.n = n;
+    rf.info = info;
+    rf.groups = 1;
+    rf.ids = malloc((size_t)n * sizeof *rf.ids);
+    rf.cells = malloc(CHUNK * sizeof *rf.cells);
+    rf.links = calloc((size_t)K, sizeof *rf.links);
+    if (!rf.ids || !rf.cells || !rf.links) {
         err = pn_fail(info, PN_ERR_NOMEM, "out of memory for de-overlap of %" PRId64 " inputs", n);
         goto done;
     }
-    size_t groups = 1; /* before rule 0 every input is in one group, id 0 */
-    size_t head_capacity = 0;
     if (K == 0)
-        memset(ids, 0, (size_t)n * sizeof *ids); /* rule 0 sets ids otherwise */
-    for (int32_t r = 0; r < K; ++r) {
-        const int32_t mr = pn_rule_size(prob, r);
-        const int64_t range = (int64_t)groups * mr;
-        /* the first child of each current group sits in `head`; only the
-         * pairs of later children go through the map, which is set up on
-         * the first of them (most passes split few groups) */
-        if (groups > head_capacity) {
-            free(head);
-            head_capacity = groups;
-            head = malloc(head_capacity * sizeof *head);
-            if (!head) {
-                err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-                goto done;
-            }
-        }
-        for (size_t g = 0; g < groups; ++g)
-            head[g].cell = -1;
-        /* a small pair range goes straight to a direct table */
-        const int small = range <= SMALL_RANGE;
-        int map_ready = 0;
-        if (small) {
-            if (pn_idmap_init(&map, range, 0) != 0) {
-                err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-                goto done;
-            }
-            map_ready = 1;
-        }
-        int32_t next = 0; /* ids handed out in this pass */
-        for (int64_t first = 0; first < n; first += CHUNK) {
-            int64_t count = n - first < CHUNK ? n - first : CHUNK;
-            if (source(ctx, r, first, count, cells) != 0) {
-                err = pn_fail(info, PN_ERR_INVALID, "cell source failed for rule %s",
-                              prob->rule_name[r]);
-                goto done;
-            }
-            int32_t *chunk_ids = ids + first;
-            for (int64_t j = 0; j < count; ++j) {
-                if (!small && r > 0 && j + PREFETCH < count)
-                    prefetch(&head[chunk_ids[j + PREFETCH]]);
-                const int32_t c = cells[j];
-                if (c < 0 || c >= mr) {
-                    err = pn_fail(info, PN_ERR_INVALID,
-                                  "rule %s: raw input %" PRId64 " has cell %d, outside [0, %d)",
-                                  prob->rule_name[r], first + j, (int)c, (int)mr);
-                    goto done;
-                }
-                /* before rule 0 every input is in group 0 (ids is not set yet) */
-                const int32_t old = r > 0 ? chunk_ids[j] : 0;
-                if (small) {
-                    int is_new;
-                    const int32_t id =
-                        pn_idmap_get_or_add(&map, (int64_t)old * mr + c, next, &is_new);
-                    if (is_new) {
-                        if (links_push(&links[r], old, c) != 0) {
-                            err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-                            goto done;
-                        }
-                        next++;
-                    }
-                    chunk_ids[j] = id;
-                    continue;
-                }
-                child *h = &head[old];
-                if (h->cell == c) {
-                    /* most passes split no group: leave unchanged ids alone */
-                    if (h->id != old)
-                        chunk_ids[j] = h->id;
-                    continue;
-                }
-                int32_t id;
-                if (h->cell < 0) {
-                    h->cell = c;
-                    h->id = id = next;
-                } else {
-                    if (!map_ready) {
-                        size_t expected = (size_t)(range < n ? range : n);
-                        if (expected > (1u << 20))
-                            expected = 1u << 20;
-                        if (pn_idmap_init(&map, range, expected) != 0) {
-                            err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-                            goto done;
-                        }
-                        map_ready = 1;
-                    }
-                    int is_new;
-                    id = pn_idmap_get_or_add(&map, (int64_t)old * mr + c, next, &is_new);
-                    if (id < 0) {
-                        err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-                        goto done;
-                    }
-                    if (!is_new) {
-                        chunk_ids[j] = id;
-                        continue;
-                    }
-                }
-                if (links_push(&links[r], old, c) != 0) {
-                    err = pn_fail(info, PN_ERR_NOMEM, "out of memory in de-overlap");
-                    goto done;
-                }
-                next++;
-                chunk_ids[j] = id;
-            }
-        }
-        groups = (size_t)next;
-        pn_idmap_free(&map);
-    }
+        memset(rf.ids, 0, (size_t)n * sizeof *rf.ids); /* rule 0 sets ids otherwise */
+    for (int32_t r = 0; r < K; ++r)
+        if ((err = refine_pass(&rf, source, ctx, r)) != PN_OK)
+            goto done;
 
-    err = pn_problem_set_groups(prob, (int64_t)groups, info);
+    err = pn_problem_set_groups(prob, (int64_t)rf.groups, info);
     if (err != PN_OK)
         goto done;
-    memset(prob->group_size, 0, groups * sizeof *prob->group_size);
+    memset(prob->group_size, 0, rf.groups * sizeof *prob->group_size);
     for (int64_t x = 0; x < n; ++x)
-        prob->group_size[ids[x]]++;
+        prob->group_size[rf.ids[x]]++;
     if (group_of)
-        memcpy(group_of, ids, (size_t)n * sizeof *group_of);
-    /* walk the links back one rule at a time over a block of groups, so the
-     * lookups of different groups do not wait on each other */
-    for (size_t g0 = 0; g0 < groups; g0 += CHUNK) {
-        const size_t block = groups - g0 < CHUNK ? groups - g0 : CHUNK;
-        int32_t *cur = cells; /* CHUNK entries: each group's id after rule r */
-        for (size_t b = 0; b < block; ++b)
-            cur[b] = (int32_t)(g0 + b);
-        int32_t *rows = prob->group_rows + g0 * (size_t)K;
-        for (int32_t r = K - 1; r >= 0; --r) {
-            const int32_t start = prob->rule_start[r];
-            const int32_t *cell = links[r].cell, *parent = links[r].parent;
-            for (size_t b = 0; b < block; ++b) {
-                const int32_t id = cur[b];
-                rows[b * (size_t)K + (size_t)r] = start + cell[id];
-                cur[b] = parent[id];
-            }
-        }
-    }
+        memcpy(group_of, rf.ids, (size_t)n * sizeof *group_of);
+    build_group_rows(&rf);
 done:
-    pn_idmap_free(&map);
-    if (links)
-        for (int32_t r = 0; r < K; ++r) {
-            free(links[r].parent);
-            free(links[r].cell);
-        }
-    free(links);
-    free(head);
-    free(cells);
-    free(ids);
+    refinement_free(&rf);
     return err;
 }
 

@@ -1,11 +1,77 @@
-/* Inside the feature module: what the row sums (feature_sums.c) read of a
- * table. Internal to the engine. */
+/* Inside the feature module: a parsed feature, its value table, and what
+ * the files of the module share (feature_parse.c, feature_eval.c,
+ * feature_bounds.c, feature_value_set.c, feature_table.c,
+ * feature_lookup.c, feature_cells.c) and the row sums (feature_sums.c)
+ * read of a table. Internal to the engine. */
 #ifndef PN_FEATURE_INTERNAL_H
 #define PN_FEATURE_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parnassus/feature.h"
+
+/* The descriptors of the language. */
+typedef enum feature_op {
+    OP_MOD12,
+    OP_DIFF,
+    OP_SORT,
+    OP_ORDER,
+    OP_ABS,
+    OP_REL,
+} feature_op;
+
+struct pn_feature {
+    int num_voices;                  /* k the feature was parsed for */
+    int window_len;                  /* L */
+    int window[PN_SPACE_MAX_VOICES]; /* 0-based voices, in written order */
+    int num_ops;                     /* descriptors, innermost first */
+    unsigned char ops[PN_FEATURE_MAX_DEPTH];
+    int length; /* length of the values */
+};
+
+struct pn_feature_table {
+    pn_feature feature;
+    pn_space space;
+    int length;
+    int32_t num_cells;
+    int *values; /* num_cells x length, in canonical order */
+    /* lut index of a sonority = sum over voices of (value index) x
+     * vstride[v]; vstride is 0 for voices outside the window */
+    int64_t vstride[PN_SPACE_MAX_VOICES];
+    int64_t lut_size;
+    int32_t *lut;
+};
+
+/* Applies the descriptors from first_op on to buf (the window's values,
+ * PN_FEATURE_REST for a rest) in place; returns the final length
+ * (feature_eval.c). */
+int pn_feature_apply_ops(const pn_feature *f, int first_op, int *buf);
+
+/* Bounds lo[i]..hi[i] of each value entry over the space (any entry may
+ * also be a rest); with `distinct`, a bound of the number of distinct
+ * values (feature_bounds.c). */
+void pn_feature_value_bounds(const pn_feature *f, const pn_space *space, int64_t *lo, int64_t *hi,
+                             int64_t *distinct);
+
+/* Distinct value vectors of one length, numbered in order of first
+ * appearance (feature_value_set.c). */
+typedef struct pn_value_set {
+    int length;
+    int *values; /* count x length */
+    size_t count, capacity;
+    int32_t *slots; /* -1 = empty */
+    size_t mask;
+} pn_value_set;
+
+/* 0, or -1 when out of memory. */
+int pn_value_set_init(pn_value_set *vs, int length);
+void pn_value_set_free(pn_value_set *vs);
+/* The id of value v, adding it if new; -1 when out of memory. */
+int32_t pn_value_set_get(pn_value_set *vs, const int *v);
+/* Stable merge sort of ids (count of them, tmp as scratch) by their value
+ * vectors, in canonical order. */
+void pn_value_set_sort_ids(const pn_value_set *vs, int32_t *ids, int32_t *tmp, size_t count);
 
 /* The lookup: cell = lut[sum over voices v of (value index of v) *
  * vstride(v)]; vstride is 0 for voices outside the window. */

@@ -1,6 +1,7 @@
 /* Helpers of the rule-set reader shared by its files (rules.c,
- * rules_constraints.c): messages "<name>: <JSON path>: <reason>" and typed
- * field reads. Internal to the engine. */
+ * rules_rule.c, rules_context.c, rules_constraints.c): messages "<name>:
+ * <JSON path>: <reason>", typed field reads, and the parts of a rule.
+ * Internal to the engine. */
 #ifndef PN_RULES_READER_H
 #define PN_RULES_READER_H
 
@@ -10,6 +11,7 @@
 #include <jansson.h>
 
 #include "parnassus/error.h"
+#include "parnassus/feature.h"
 
 /* The memory a read has committed so far: its value tables, and the cells
  * of its rules (the solver's Hessian grows with their square). */
@@ -62,6 +64,31 @@ pn_error pn_rr_get_real(const pn_rr *rd, const char *path, const json_t *v, doub
 pn_error pn_rr_get_name(const pn_rr *rd, const char *path, const json_t *v, const char **out);
 
 struct pn_rule_set;
+struct pn_rule;
+
+/* Maps a failure of the feature module at `path` to a file error. */
+pn_error pn_rr_inner_failure(const pn_rr *rd, const char *path, const pn_error_info *inner);
+
+/* Reads the distribution object at `path` over r's feature values into
+ * target (m entries, zeroed here). */
+pn_error pn_rr_read_distribution(const pn_rr *rd, const char *path, const json_t *targets,
+                                 const struct pn_rule *r, double *target);
+
+/* Builds the value table of f for the field at `path`, refusing first what
+ * would go over the memory limit (adds_rows: a rule's own feature, whose
+ * cells the solver's Hessian grows with). */
+pn_error pn_rr_build_table(const pn_rr *rd, const char *path, const pn_feature *f,
+                           const pn_space *space, int adds_rows, pn_feature_table **out);
+
+/* Reads rules[index] (obj) into r; on failure what was read stays in r,
+ * freed with the set (rules_rule.c). */
+pn_error pn_rr_read_rule(const pn_rr *rd, const struct pn_rule_set *rs, size_t index,
+                         const json_t *obj, struct pn_rule *r);
+
+/* Reads the context levels of rules[index] (obj) into r
+ * (rules_context.c). */
+pn_error pn_rr_read_context(const pn_rr *rd, const struct pn_rule_set *rs, size_t index,
+                            const json_t *obj, struct pn_rule *r);
 
 /* Reads the set's "constraints" list (list may be NULL: none) into rs;
  * on failure what was read stays in rs for pn_rr_free_constraints. */
