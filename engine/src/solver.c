@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wall_clock.h"
 #include "solver_internal.h"
 
 int64_t pn_solver_bytes(const pn_problem *prob)
@@ -39,6 +40,7 @@ pn_error pn_solver_failure(const pn_solver *s, pn_error_info *info)
 pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, pn_solver **out,
                           pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     *out = NULL;
     pn_error err = pn_settings_validate(settings, info);
     if (err != PN_OK)
@@ -91,6 +93,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     }
     attach_progress(s);
     pn_rng_seed(&s->rng, settings->seed);
+    s->setup_time = pn_clock_seconds() - started;
     *out = s;
     return PN_OK;
 }
@@ -125,6 +128,7 @@ void pn_solver_free(pn_solver *s)
 
 pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     pn_error err = pn_settings_validate(settings, info);
     if (err != PN_OK)
         return err;
@@ -132,15 +136,18 @@ pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn
         pn_rng_seed(&s->rng, settings->seed);
     s->settings = *settings;
     attach_progress(s);
+    s->update_time += pn_clock_seconds() - started;
     return PN_OK;
 }
 
 pn_error pn_solver_update_targets(pn_solver *s, const double *target, pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     pn_error err = pn_targets_validate(&s->prob, target, info);
     if (err != PN_OK)
         return err;
     memcpy(s->b, target, (size_t)s->prob.num_rows * sizeof *s->b);
+    s->update_time += pn_clock_seconds() - started;
     return PN_OK;
 }
 

@@ -56,6 +56,9 @@ struct pn_solver {
     pn_error_info failure;
     pn_progress progress;
     int interrupted;
+    /* seconds of pn_solver_create, and of the updates since the last solve
+     * (pn_info) */
+    double setup_time, update_time;
 };
 
 /* Copies the reason the last pn_solver_run_from failed into info. */

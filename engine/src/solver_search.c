@@ -3,6 +3,7 @@
  * the pool of selections that later solves start from. */
 #include <string.h>
 
+#include "wall_clock.h"
 #include "solver_internal.h"
 
 /* Which rules w keeps. */
@@ -198,6 +199,7 @@ void pn_solver_best_info(pn_solver *s, pn_info *out)
 
 pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     const pn_problem *prob = &s->prob;
     const int32_t K = prob->num_rules, m = prob->num_rows;
     pn_info sum = {0};
@@ -261,6 +263,10 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
     s->best.alternations = sum.alternations;
     s->best.starts = sum.starts;
     s->best.newton_iterations = s->last_newton;
+    s->best.setup_time = s->setup_time;
+    s->best.update_time = s->update_time;
+    s->update_time = 0.0;
+    s->best.solve_time = pn_clock_seconds() - started;
     pn_solver_best_info(s, out);
     return PN_OK;
 }
