@@ -81,12 +81,21 @@ stopwatch start_timer(void)
     return sw;
 }
 
-void stop_timer(const stopwatch *sw, samples *s)
+void record_run(samples *s, double wall, double cpu)
 {
-    double wall = now() - sw->wall, cpu = cpu_now() - sw->cpu;
     s->wall += wall;
     s->cpu += cpu;
     samples_add(s, wall);
+}
+
+void stop_timer(const stopwatch *sw, samples *s)
+{
+    record_run(s, now() - sw->wall, cpu_now() - sw->cpu);
+}
+
+void stop_timer_at(const stopwatch *sw, samples *s, double wall)
+{
+    record_run(s, wall, cpu_now() - sw->cpu);
 }
 
 static int cmp_double(const void *a, const void *b)

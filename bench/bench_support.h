@@ -92,6 +92,12 @@ void samples_add(samples *s, double v);
 stopwatch start_timer(void);
 /* Records the wall time since `sw` as one run of `s`. */
 void stop_timer(const stopwatch *sw, samples *s);
+/* The same with the wall time the solver reports (pn_info's solve_time,
+ * update_time, setup_time) instead of the stopwatch's; the CPU time is
+ * still the stopwatch's. */
+void stop_timer_at(const stopwatch *sw, samples *s, double wall);
+/* Records one run of `s` that took `wall` seconds and `cpu` CPU seconds. */
+void record_run(samples *s, double wall, double cpu);
 
 /* Widens range[0..1] to hold v; `first` starts it at v. */
 void range_update(int *range, int v, int first);

@@ -13,7 +13,6 @@
 #include "parnassus/solver.h"
 #include "plot.h"
 #include "progress.h"
-#include "timer.h"
 
 static const char command[] = "solve";
 
@@ -274,10 +273,9 @@ static int run(const solve_request *req, const pn_cli_problem *lp, pn_cli_progre
     pn_solver *solver = NULL;
     pn_error code = pn_solver_create(prob, &req->settings, &solver, &err);
     pn_info info;
-    double t0 = pn_timer_now();
     if (code == PN_OK)
         code = pn_solver_solve(solver, PN_START_COLD, &info, &err);
-    double seconds = pn_timer_now() - t0;
+    const double seconds = code == PN_OK ? info.solve_time : 0.0;
     const int interrupted = pn_cli_progress_end(progress);
     if (code != PN_OK || interrupted) {
         pn_solver_free(solver);

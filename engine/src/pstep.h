@@ -25,7 +25,8 @@
  *
  * Restricted solve: semismooth Newton on F with the generalised Hessian
  * diag(lambda / w) + sum_{t_j > 0} c_j [a_j; -1][a_j; -1]'; rows that no
- * supported group touches decouple. The coupled block is solved by
+ * supported group touches decouple. The Newton system is the linear-system
+ * module's (linsys.h): the coupled block is solved by
  * conjugate gradients preconditioned with the last Cholesky factor when
  * that factor is large or the support moved by a few groups only since it
  * was computed (same w), and CG converges within a small budget; otherwise
@@ -44,6 +45,8 @@
 
 #include <stdint.h>
 
+#include "linsys.h"
+#include "outcome.h"
 #include "parnassus/deoverlap.h"
 #include "parnassus/memory.h"
 #include "parnassus/problem.h"
@@ -131,32 +134,8 @@ typedef struct pn_pstep {
     /* Newton */
     double *nu_act, *nu_try; /* m_act */
     double *grad, *dir;      /* m_act + 1 */
-    int32_t *coupled_of;     /* m_act */
-    int32_t n_coupled;
-    double *compact;                                     /* m_act + 1 */
-    double *hess;                                        /* (m_act + 1)^2, column-major; after a
-                                                            factorisation, the Cholesky factor */
-    int32_t factor_n;                                    /* order of that factor, 0 = none */
-    int32_t elim_k;     /* kept rule eliminated in that factor, -1 = none */
-    int32_t *elim_start; /* m + 1: Schur build buckets */
-    int32_t *elim_idx;   /* m + 1: scratch */
-    double *pre_r;       /* m + 1: scratch */
-    int pcg_skip; /* the last PCG attempt failed: factorise until a full step */
-    unsigned char *in_factor; /* J: working-set position supported in the factor */
-    int64_t factor_ws;        /* positions in_factor covers; -1: reordered or w changed since */
-    int32_t *factor_of;                                  /* m: active row -> factor index or -1 */
-    double *cg_r, *cg_z, *cg_p, *cg_hp, *cg_diag, *cg_t; /* m + 1 each */
-    double *y_act;                                       /* m_act */
-    int32_t *cmap; /* m_act: coupled index, or n_coupled + 1 (a zero slot) */
-    /* the supported groups' rows as cmap indices (support_count x k_act,
-     * contiguous) and weights c_j, when they fit (sup_ok) */
-    int32_t *sup_cols;
-    double *sup_c;
-    int64_t sup_cap;
-    int sup_ok;
-    int32_t *pc_list; /* 3 m: the preconditioner's row lists (see precondition) */
-    int32_t pc_fa, pc_da, pc_ea;
-    int pc_valid;
+    double *y_act;           /* m_act */
+    pn_linsys *linsys;       /* the Newton system: its factor, Schur elimination and CG */
     double *pair;  /* 2 m: (nu, row gradient) interleaved for the fused pass */
     int cert_done; /* the last pricing pass also certified the final q */
     /* the last solve's inputs, to recognise an identical repeat */
@@ -166,7 +145,6 @@ typedef struct pn_pstep {
     int targets_moved; /* b differs from the last solve's (a new context) */
     /* results of the last solve */
     int newton_iterations;
-    int factorisations;
     int pricing_rounds;
     double kkt;   /* primal KKT residual, objective units per unit mass */
     double gap;   /* Frank-Wolfe gap */
@@ -184,15 +162,15 @@ typedef struct pn_pstep {
  * rules with many cells expensive. */
 static inline int64_t pn_pstep_hessian_bytes(int64_t m)
 {
-    return pn_bytes_mul(pn_bytes_mul(m + 1, m + 1), (int64_t)sizeof(double));
+    return pn_linsys_matrix_bytes(m);
 }
 
-/* The lower Cholesky factor of the order-n matrix a (column-major) in
- * place, as LAPACK's dpotrf; from order PN_PSTEP_POLLED_FACTOR on, with a
- * poll set, in block columns that ask ps->poll between blocks of rows.
- * Returns 0, the LAPACK info (> 0: not positive definite), or -1 when
- * ps->poll asked to stop. Only ps->poll and ps->poll_user are read. */
-enum { PN_PSTEP_POLLED_FACTOR = 4096 };
+/* pn_cholesky_factor() with the p-step's poll (cholesky.h): the
+ * factorisation of the Newton system, polled in block columns from order
+ * PN_PSTEP_POLLED_FACTOR on. Returns 0, the LAPACK info (> 0: not
+ * positive definite), or -1 when ps->poll asked to stop. Only ps->poll and
+ * ps->poll_user are read. */
+enum { PN_PSTEP_POLLED_FACTOR = PN_CHOLESKY_POLLED_ORDER };
 int pn_pstep_factorise(pn_pstep *ps, double *a, int n);
 
 /* Bytes pn_pstep_create() allocates for m rows, K rules, G groups. */
@@ -207,10 +185,11 @@ void pn_pstep_reset(pn_pstep *ps);
 /* Solves (8) for weights w and penalty lambda_p (>= 0; 0 is handled by
  * proximal steps). Writes y = A'q (m) and sets ps->qq = |q|^2; the K'
  * masses themselves are written only on request by pn_pstep_expand.
- * Returns 0 if the KKT tolerance was met, 1 if an iteration limit came
- * first (q is still feasible), -1 on a numerical breakdown. */
-int pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
-                   double tol, int max_newton, double *y);
+ * Returns PN_OUTCOME_OK if the KKT tolerance was met,
+ * PN_OUTCOME_LIMIT if an iteration limit came first (q is still
+ * feasible), otherwise what failed (ps->failure says why). */
+pn_outcome pn_pstep_solve(pn_pstep *ps, const pn_problem *prob, const double *w, double lambda_p,
+                          double tol, int max_newton, double *y);
 
 /* Writes the last solve's q (K' entries, summing to 1). */
 void pn_pstep_expand(const pn_pstep *ps, double *q);

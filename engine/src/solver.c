@@ -3,91 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wall_clock.h"
 #include "solver_internal.h"
-
-void pn_settings_default(pn_settings *s)
-{
-    memset(s, 0, sizeof *s);
-    s->log2_lambda_w = 0.0;
-    s->alpha = 0.8;
-    s->lambda_p = 1e-4;
-    s->seed = 1;
-    s->restarts = 8;
-    s->grow_seeds = 8;
-    s->grow_tries = 2;
-    s->warm_pool = 2;
-    s->max_alternations = 300;
-    s->obj_tol = 1e-9;
-    s->kkt_tol = 1e-6;
-    s->p_tol = 1e-11;
-    s->p_max_newton = 100;
-    s->w_method = PN_WSTEP_AUTO;
-    s->admm_rho = 0.0;
-    s->admm_max_iter = 20000;
-    s->admm_tol = 1e-12;
-    s->max_memory = PN_DEFAULT_MAX_MEMORY;
-}
-
-pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
-{
-    if (!isfinite(s->log2_lambda_w) || fabs(s->log2_lambda_w) > 60.0)
-        return pn_fail(info, PN_ERR_INVALID, "log2_lambda_w must be finite and within [-60, 60]");
-    if (!(s->alpha >= 0.0 && s->alpha <= 1.0))
-        return pn_fail(info, PN_ERR_INVALID, "alpha must be within [0, 1]");
-    if (!(s->lambda_p >= 0.0 && s->lambda_p <= 1.0))
-        return pn_fail(info, PN_ERR_INVALID, "lambda_p must be within [0, 1] (got %g)",
-                       s->lambda_p);
-    const struct {
-        const char *name;
-        int value, min;
-    } counts[] = {{"restarts", s->restarts, 0},
-                  {"grow_seeds", s->grow_seeds, 0},
-                  {"grow_tries", s->grow_tries, 1},
-                  {"warm_pool", s->warm_pool, 0},
-                  {"max_alternations", s->max_alternations, 1},
-                  {"p_max_newton", s->p_max_newton, 1},
-                  {"admm_max_iter", s->admm_max_iter, 1}};
-    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k)
-        if (counts[k].value < counts[k].min)
-            return pn_fail(info, PN_ERR_INVALID, "%s must be >= %d (got %d)", counts[k].name,
-                           counts[k].min, counts[k].value);
-    const struct {
-        const char *name;
-        double value;
-    } tols[] = {{"obj_tol", s->obj_tol},
-                {"kkt_tol", s->kkt_tol},
-                {"p_tol", s->p_tol},
-                {"admm_tol", s->admm_tol}};
-    for (size_t k = 0; k < sizeof tols / sizeof tols[0]; ++k)
-        if (!(tols[k].value > 0.0) || !isfinite(tols[k].value))
-            return pn_fail(info, PN_ERR_INVALID, "%s must be finite and > 0", tols[k].name);
-    if (s->w_method != PN_WSTEP_AUTO && s->w_method != PN_WSTEP_EXACT &&
-        s->w_method != PN_WSTEP_ADMM)
-        return pn_fail(info, PN_ERR_INVALID, "w_method must be auto, exact or admm");
-    if (s->w_method == PN_WSTEP_EXACT && !(s->alpha < 1.0))
-        return pn_fail(info, PN_ERR_INVALID, "w_method exact needs alpha < 1 (use admm)");
-    if (!(s->admm_rho >= 0.0) || !isfinite(s->admm_rho))
-        return pn_fail(info, PN_ERR_INVALID, "admm_rho must be finite and >= 0 (0 = automatic)");
-    if (s->max_memory < 1 || s->max_memory > PN_MAX_MEMORY_LIMIT)
-        return pn_fail(info, PN_ERR_INVALID, "max_memory must be within [1, %lld] bytes (got %lld)",
-                       (long long)PN_MAX_MEMORY_LIMIT, (long long)s->max_memory);
-    return PN_OK;
-}
-
-const char *pn_status_name(pn_status status)
-{
-    switch (status) {
-    case PN_STATUS_UNSOLVED:
-        return "unsolved";
-    case PN_STATUS_SOLVED:
-        return "solved";
-    case PN_STATUS_LIMIT_CYCLE:
-        return "limit_cycle";
-    case PN_STATUS_MAX_ITER:
-        return "max_iterations";
-    }
-    return "unknown";
-}
 
 int64_t pn_solver_bytes(const pn_problem *prob)
 {
@@ -123,6 +40,7 @@ pn_error pn_solver_failure(const pn_solver *s, pn_error_info *info)
 pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, pn_solver **out,
                           pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     *out = NULL;
     pn_error err = pn_settings_validate(settings, info);
     if (err != PN_OK)
@@ -175,6 +93,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     }
     attach_progress(s);
     pn_rng_seed(&s->rng, settings->seed);
+    s->setup_time = pn_clock_seconds() - started;
     *out = s;
     return PN_OK;
 }
@@ -209,6 +128,7 @@ void pn_solver_free(pn_solver *s)
 
 pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     pn_error err = pn_settings_validate(settings, info);
     if (err != PN_OK)
         return err;
@@ -216,15 +136,18 @@ pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn
         pn_rng_seed(&s->rng, settings->seed);
     s->settings = *settings;
     attach_progress(s);
+    s->update_time += pn_clock_seconds() - started;
     return PN_OK;
 }
 
 pn_error pn_solver_update_targets(pn_solver *s, const double *target, pn_error_info *info)
 {
+    const double started = pn_clock_seconds();
     pn_error err = pn_targets_validate(&s->prob, target, info);
     if (err != PN_OK)
         return err;
     memcpy(s->b, target, (size_t)s->prob.num_rows * sizeof *s->b);
+    s->update_time += pn_clock_seconds() - started;
     return PN_OK;
 }
 
@@ -303,7 +226,9 @@ static int exact_wstep(const pn_settings *st)
     return st->w_method == PN_WSTEP_EXACT || (st->w_method == PN_WSTEP_AUTO && st->alpha < 1.0);
 }
 
-static int wstep(pn_solver *s, const double *e, double *w_out, double *kkt)
+/* New weights for the errors e into w_out (which holds the current ones,
+ * ADMM's warm start) and their KKT residual. */
+static pn_outcome wstep(pn_solver *s, const double *e, double *w_out, double *kkt)
 {
     const pn_settings *st = &s->settings;
     pn_wstep_problem wp = {s->prob.num_rules, s->prob.rule_start, e, lambda_w_of(st), st->alpha};
@@ -321,7 +246,7 @@ static int wstep(pn_solver *s, const double *e, double *w_out, double *kkt)
         rc = rc < 0 ? -1 : 0;
     }
     *kkt = pn_wstep_kkt(&wp, w_out);
-    return rc;
+    return rc < 0 ? PN_OUTCOME_W_STEP : PN_OUTCOME_OK;
 }
 
 static uint64_t selection_hash(const double *w, int32_t m)
@@ -334,43 +259,6 @@ static uint64_t selection_hash(const double *w, int32_t m)
     return h;
 }
 
-static void selection_of(const pn_problem *prob, const double *w, unsigned char *mask);
-
-/* Keeps the run's selection among the best distinct ones of this solve. */
-static void note_found(pn_solver *s, const double *w, double objective)
-{
-    const int32_t K = s->prob.num_rules;
-    unsigned char *sel = s->found_scratch;
-    selection_of(&s->prob, w, sel);
-    int at = -1;
-    for (int k = 0; k < s->found_count && at < 0; ++k)
-        if (memcmp(s->found + (size_t)k * K, sel, (size_t)K) == 0)
-            at = k;
-    if (at >= 0) {
-        if (objective >= s->found_objective[at])
-            return;
-        /* better objective for a known selection: drop the old entry */
-        memmove(s->found + (size_t)at * K, s->found + (size_t)(at + 1) * K,
-                (size_t)(s->found_count - at - 1) * (size_t)K);
-        memmove(s->found_objective + at, s->found_objective + at + 1,
-                (size_t)(s->found_count - at - 1) * sizeof *s->found_objective);
-        s->found_count--;
-    }
-    int pos = s->found_count;
-    while (pos > 0 && s->found_objective[pos - 1] > objective)
-        --pos;
-    if (pos >= PN_POOL_SIZE)
-        return;
-    const int keep = s->found_count < PN_POOL_SIZE ? s->found_count : PN_POOL_SIZE - 1;
-    memmove(s->found + (size_t)(pos + 1) * K, s->found + (size_t)pos * K,
-            (size_t)(keep - pos) * (size_t)K);
-    memmove(s->found_objective + pos + 1, s->found_objective + pos,
-            (size_t)(keep - pos) * sizeof *s->found_objective);
-    memcpy(s->found + (size_t)pos * K, sel, (size_t)K);
-    s->found_objective[pos] = objective;
-    s->found_count = keep + 1;
-}
-
 /* KKT residual of the w-step at the current errors s->e and weights w. */
 static double wstep_kkt_at(const pn_solver *s, const double *w)
 {
@@ -379,19 +267,123 @@ static double wstep_kkt_at(const pn_solver *s, const double *w)
     return pn_wstep_kkt(&wp, w);
 }
 
-static int interrupted(pn_solver *s)
+/* Records why the run failed, naming the part that did (outcome.h), and
+ * returns the outcome. */
+static pn_outcome run_failed(pn_solver *s, pn_outcome why, const char *reason)
 {
-    pn_fail(&s->failure, PN_ERR_INTERRUPTED, "interrupted after %d alternations",
-            s->progress.alternations);
-    return -1;
+    s->failed = why;
+    if (why == PN_OUTCOME_INTERRUPTED)
+        pn_fail(&s->failure, PN_ERR_INTERRUPTED, "interrupted after %d alternations",
+                s->progress.alternations);
+    else
+        pn_fail(&s->failure, pn_outcome_error(why), "%s broke down: %s", pn_outcome_part(why),
+                reason ? reason : "no reason given");
+    return why;
 }
 
-int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
+/* The p-step half of an alternation: q optimal for w (certified by its
+ * KKT residual), the objective *F, the errors s->e and both KKT
+ * residuals. */
+static pn_outcome p_half(pn_solver *s, const double *w, double *F)
 {
-    s->progress.starts++;
+    const pn_problem *prob = &s->prob;
+    const pn_settings *st = &s->settings;
+    const pn_outcome rc =
+        pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton, s->y_run);
+    if (rc < 0)
+        return run_failed(s, s->interrupted ? PN_OUTCOME_INTERRUPTED : rc, s->pstep->failure);
+    s->last_newton += s->pstep->newton_iterations;
+    s->last_p_kkt = s->pstep->kkt;
+    double pp, pw;
+    penalties(prob, st, s->pstep->qq, w, &pp, &pw);
+    *F = weighted_error_of(prob, w, s->y_run) + pp + pw;
+    if (s->trace && s->trace_count < s->trace_capacity)
+        s->trace[s->trace_count++] = *F;
+    for (int32_t i = 0; i < prob->num_rows; ++i) {
+        double d = s->y_run[i] - prob->target[i];
+        s->e[i] = d * d;
+    }
+    s->last_w_kkt = wstep_kkt_at(s, w);
+    if (!isfinite(*F) || !isfinite(s->last_p_kkt) || !isfinite(s->last_w_kkt)) {
+        s->failed = PN_OUTCOME_NOT_FINITE;
+        pn_fail(&s->failure, PN_ERR_NUMERIC,
+                "the realization is not finite (objective %g, KKT residuals p %g, w %g)", *F,
+                s->last_p_kkt, s->last_w_kkt);
+        return PN_OUTCOME_NOT_FINITE;
+    }
+    return PN_OUTCOME_OK;
+}
+
+/* The w-step half: new weights for the errors of the last p-step, exact
+ * for alpha < 1; an inexact (ADMM) result is kept only if it does not
+ * raise the objective *F. Updates w and *F; the progress callback may stop
+ * the run here. */
+static pn_outcome w_half(pn_solver *s, double *w, double *F)
+{
     const pn_problem *prob = &s->prob;
     const pn_settings *st = &s->settings;
     const int32_t m = prob->num_rows;
+    memcpy(s->w_next, w, (size_t)m * sizeof *w);
+    double wkkt;
+    if (wstep(s, s->e, s->w_next, &wkkt) < 0)
+        return run_failed(s, PN_OUTCOME_W_STEP,
+                          exact_wstep(st) ? "no multiplier balances the weights"
+                                          : "ADMM did not converge");
+    s->progress.alternations++;
+    if (st->progress && !s->interrupted && st->progress(st->progress_user, &s->progress))
+        s->interrupted = 1;
+    if (s->interrupted)
+        return run_failed(s, PN_OUTCOME_INTERRUPTED, NULL);
+    double pp, pw;
+    penalties(prob, st, s->pstep->qq, s->w_next, &pp, &pw);
+    const double F_w = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
+    if (exact_wstep(st) || F_w <= *F * (1.0 + 4.0 * DBL_EPSILON)) {
+        memcpy(w, s->w_next, (size_t)m * sizeof *w);
+        *F = F_w;
+    }
+    if (s->trace && s->trace_count < s->trace_capacity)
+        s->trace[s->trace_count++] = *F;
+    return PN_OUTCOME_OK;
+}
+
+/* Stuck without converging: a cycle if the selection pattern of w came
+ * back after changing within the history, otherwise just slow. */
+static int cycled(const uint64_t *history, int it, const double *w, int32_t m)
+{
+    const uint64_t h = selection_hash(w, m);
+    int seen = 0, changed = 0;
+    for (int k = 1; k < PN_HISTORY; ++k) {
+        seen |= history[(it - 1 - k + 2 * PN_HISTORY) % PN_HISTORY] == h && changed;
+        changed |= history[(it - 1 - k + 2 * PN_HISTORY) % PN_HISTORY] != h;
+    }
+    return seen;
+}
+
+/* Makes the run's end point the solution if its objective F beats the
+ * best so far. */
+static void keep_if_best(pn_solver *s, const double *w, double F, pn_status status)
+{
+    const pn_problem *prob = &s->prob;
+    const int32_t m = prob->num_rows;
+    if (s->have_solution && !(F < s->best.objective))
+        return;
+    pn_pstep_expand(s->pstep, s->q);
+    memcpy(s->w, w, (size_t)m * sizeof *s->w);
+    memcpy(s->y, s->y_run, (size_t)m * sizeof *s->y);
+    s->best.objective = F;
+    s->best.status = status;
+    s->best.weighted_error = weighted_error_of(prob, w, s->y_run);
+    penalties(prob, &s->settings, s->pstep->qq, w, &s->best.penalty_p, &s->best.penalty_w);
+    s->best.p_kkt = s->last_p_kkt;
+    s->best.w_kkt = s->last_w_kkt;
+    s->have_solution = 1;
+}
+
+pn_outcome pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
+{
+    s->progress.starts++;
+    const pn_settings *st = &s->settings;
+    const int32_t m = s->prob.num_rows;
     double *w = s->w_run;
     memcpy(w, w_start, (size_t)m * sizeof *w);
     uint64_t history[PN_HISTORY] = {0};
@@ -399,79 +391,25 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     int stagnant = 0, it = 0;
     pn_status status = PN_STATUS_MAX_ITER;
     for (;;) {
-        /* p-step: q optimal for the current w (certified by its KKT residual) */
-        if (pn_pstep_solve(s->pstep, prob, w, st->lambda_p, st->p_tol, st->p_max_newton, s->y_run) <
-            0) {
-            if (s->interrupted)
-                return interrupted(s);
-            pn_fail(&s->failure, PN_ERR_NUMERIC, "the p-step broke down: %s",
-                    s->pstep->failure ? s->pstep->failure : "no reason given");
-            return -1;
-        }
-        s->last_newton += s->pstep->newton_iterations;
-        s->last_p_kkt = s->pstep->kkt;
-        double pp, pw;
-        penalties(prob, st, s->pstep->qq, w, &pp, &pw);
-        F = weighted_error_of(prob, w, s->y_run) + pp + pw;
-        if (s->trace && s->trace_count < s->trace_capacity)
-            s->trace[s->trace_count++] = F;
-        for (int32_t i = 0; i < m; ++i) {
-            double d = s->y_run[i] - prob->target[i];
-            s->e[i] = d * d;
-        }
+        pn_outcome rc = p_half(s, w, &F);
+        if (rc < 0)
+            return rc;
         /* converged when the objective has stopped falling and w is also
          * optimal for this q: the returned pair satisfies both KKT systems */
-        s->last_w_kkt = wstep_kkt_at(s, w);
-        if (!isfinite(F) || !isfinite(s->last_p_kkt) || !isfinite(s->last_w_kkt)) {
-            pn_fail(&s->failure, PN_ERR_NUMERIC,
-                    "the realization is not finite (objective %g, KKT residuals p %g, w %g)", F,
-                    s->last_p_kkt, s->last_w_kkt);
-            return -1;
-        }
         if (stagnant && s->last_w_kkt <= st->kkt_tol) {
             status = PN_STATUS_SOLVED;
             break;
         }
-        if (stagnant >= PN_HISTORY) {
-            /* stuck without converging: a cycle if a selection pattern came
-             * back after changing, otherwise just slow */
-            const uint64_t h = selection_hash(w, m);
-            int seen = 0, changed = 0;
-            for (int k = 1; k < PN_HISTORY; ++k) {
-                seen |= history[(it - 1 - k + 2 * PN_HISTORY) % PN_HISTORY] == h && changed;
-                changed |= history[(it - 1 - k + 2 * PN_HISTORY) % PN_HISTORY] != h;
-            }
-            if (seen) {
-                status = PN_STATUS_LIMIT_CYCLE;
-                break;
-            }
+        if (stagnant >= PN_HISTORY && cycled(history, it, w, m)) {
+            status = PN_STATUS_LIMIT_CYCLE;
+            break;
         }
         if (it >= st->max_alternations)
             break;
         ++it;
-        /* w-step: exact for alpha < 1; an inexact (ADMM) result is kept only
-         * if it does not raise the objective */
-        memcpy(s->w_next, w, (size_t)m * sizeof *w);
-        double wkkt;
-        if (wstep(s, s->e, s->w_next, &wkkt) < 0) {
-            pn_fail(&s->failure, PN_ERR_NUMERIC, "the w-step broke down: %s",
-                    exact_wstep(st) ? "no multiplier balances the weights"
-                                    : "ADMM did not converge");
-            return -1;
-        }
-        s->progress.alternations++;
-        if (st->progress && !s->interrupted && st->progress(st->progress_user, &s->progress))
-            s->interrupted = 1;
-        if (s->interrupted)
-            return interrupted(s);
-        penalties(prob, st, s->pstep->qq, s->w_next, &pp, &pw);
-        const double F_w = weighted_error_of(prob, s->w_next, s->y_run) + pp + pw;
-        if (exact_wstep(st) || F_w <= F * (1.0 + 4.0 * DBL_EPSILON)) {
-            memcpy(w, s->w_next, (size_t)m * sizeof *w);
-            F = F_w;
-        }
-        if (s->trace && s->trace_count < s->trace_capacity)
-            s->trace[s->trace_count++] = F;
+        rc = w_half(s, w, &F);
+        if (rc < 0)
+            return rc;
         stagnant = F_prev - F <= st->obj_tol * fabs(F) ? stagnant + 1 : 0;
         history[(it - 1) % PN_HISTORY] = selection_hash(w, m);
         F_prev = F;
@@ -479,20 +417,9 @@ int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run)
     run->objective = F;
     run->status = status;
     run->alternations = it;
-    note_found(s, w, F);
-    if (!s->have_solution || F < s->best.objective) {
-        pn_pstep_expand(s->pstep, s->q);
-        memcpy(s->w, w, (size_t)m * sizeof *s->w);
-        memcpy(s->y, s->y_run, (size_t)m * sizeof *s->y);
-        s->best.objective = F;
-        s->best.status = status;
-        s->best.weighted_error = weighted_error_of(prob, w, s->y_run);
-        penalties(prob, st, s->pstep->qq, w, &s->best.penalty_p, &s->best.penalty_w);
-        s->best.p_kkt = s->last_p_kkt;
-        s->best.w_kkt = s->last_w_kkt;
-        s->have_solution = 1;
-    }
-    return 0;
+    pn_solver_note_found(s, w, F);
+    keep_if_best(s, w, F, status);
+    return PN_OUTCOME_OK;
 }
 
 void pn_solver_set_trace(pn_solver *s, double *buf, int capacity)
@@ -516,228 +443,6 @@ void pn_weights_from_mask(const pn_problem *prob, const unsigned char *mask, dou
     for (int32_t r = 0; r < prob->num_rules; ++r)
         for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
             w[i] = total == 0 ? 1.0 / prob->num_rows : (mask[r] ? 1.0 / total : 0.0);
-}
-
-static void selection_of(const pn_problem *prob, const double *w, unsigned char *mask)
-{
-    for (int32_t r = 0; r < prob->num_rules; ++r) {
-        mask[r] = 0;
-        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
-            mask[r] |= w[i] > 0.0;
-    }
-}
-
-/* Moves `sel` to the front of the pool (most recent first), dropping the
- * oldest entry when the pool is full. */
-static void pool_push(pn_solver *s, const unsigned char *sel)
-{
-    const int32_t K = s->prob.num_rules;
-    int found = -1;
-    for (int p = 0; p < s->pool_count && found < 0; ++p)
-        if (memcmp(s->pool + (size_t)p * K, sel, (size_t)K) == 0)
-            found = p;
-    if (found == 0)
-        return;
-    int last =
-        found > 0 ? found : (s->pool_count < PN_POOL_SIZE ? s->pool_count++ : PN_POOL_SIZE - 1);
-    memmove(s->pool + K, s->pool, (size_t)last * (size_t)K);
-    memcpy(s->pool, sel, (size_t)K);
-}
-
-void pn_solver_remember_selection(pn_solver *s)
-{
-    /* the runners-up of this solve first (worst first), so that the best
-     * ends at the front */
-    const int32_t K = s->prob.num_rules;
-    for (int k = s->found_count - 1; k >= 0; --k)
-        pool_push(s, s->found + (size_t)k * K);
-    s->found_count = 0;
-    if (!s->have_solution)
-        return;
-    selection_of(&s->prob, s->w, s->mask_cur);
-    pool_push(s, s->mask_cur);
-}
-
-void pn_solver_forget_best(pn_solver *s)
-{
-    s->have_solution = 0;
-}
-
-/* Per-rule squared errors |A_r p - b_r|^2 of the last run. */
-static void run_rule_errors(const pn_solver *s, double *err)
-{
-    const pn_problem *prob = &s->prob;
-    for (int32_t r = 0; r < prob->num_rules; ++r) {
-        double e = 0.0;
-        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
-            double d = s->y_run[i] - prob->target[i];
-            e += d * d;
-        }
-        err[r] = e;
-    }
-}
-
-static int run_mask(pn_solver *s, const unsigned char *mask, pn_run *run, pn_info *sum)
-{
-    pn_weights_from_mask(&s->prob, mask, s->w_start);
-    if (pn_solver_run_from(s, s->w_start, run) < 0)
-        return -1;
-    sum->alternations += run->alternations;
-    sum->starts++;
-    return 0;
-}
-
-/* Greedy growth over rule subsets from a single rule: add the candidates
- * that the current realization already fits best, keeping an addition when
- * the objective (3) improves. At small lambda_w this searches for the
- * largest consistent subset (Theorem 2); elsewhere it is one more start. */
-static int grow_from(pn_solver *s, int32_t seed, pn_info *sum)
-{
-    const pn_problem *prob = &s->prob;
-    const int32_t K = prob->num_rules;
-    unsigned char *cur = s->mask_cur, *trial = s->mask_trial;
-    double *err = s->rule_err;
-    memset(cur, 0, (size_t)K);
-    cur[seed] = 1;
-    pn_run run;
-    if (run_mask(s, cur, &run, sum) < 0)
-        return -1;
-    double F = run.objective;
-    selection_of(prob, s->w_run, cur);
-    run_rule_errors(s, err);
-    for (int32_t depth = 0; depth < K; ++depth) {
-        int accepted = 0;
-        for (int t = 0; t < s->settings.grow_tries && !accepted; ++t) {
-            /* the t-th best fitted rule outside the selection */
-            int32_t pick = -1;
-            for (int32_t r = 0; r < K; ++r) {
-                if (cur[r] || s->tried[r] || (pick >= 0 && err[r] >= err[pick]))
-                    continue;
-                pick = r;
-            }
-            if (pick < 0)
-                break;
-            s->tried[pick] = 1;
-            memcpy(trial, cur, (size_t)K);
-            trial[pick] = 1;
-            if (run_mask(s, trial, &run, sum) < 0)
-                return -1;
-            if (run.objective < F * (1.0 - 1e-12)) {
-                F = run.objective;
-                selection_of(prob, s->w_run, cur);
-                run_rule_errors(s, err);
-                accepted = 1;
-            }
-        }
-        memset(s->tried, 0, (size_t)K);
-        if (!accepted)
-            break;
-    }
-    return 0;
-}
-
-/* Rules by decreasing size (ties by number): the seeds of the growth. */
-static void seed_order(const pn_problem *prob, int32_t *order)
-{
-    const int32_t K = prob->num_rules;
-    for (int32_t r = 0; r < K; ++r)
-        order[r] = r;
-    for (int32_t i = 1; i < K; ++i) { /* insertion sort: K is small */
-        int32_t v = order[i], j = i - 1;
-        while (j >= 0 && pn_rule_size(prob, order[j]) < pn_rule_size(prob, v)) {
-            order[j + 1] = order[j];
-            --j;
-        }
-        order[j + 1] = v;
-    }
-}
-
-void pn_solver_best_info(pn_solver *s, pn_info *out)
-{
-    const pn_problem *prob = &s->prob;
-    int selected = 0, selective = 1;
-    for (int32_t r = 0; r < prob->num_rules; ++r) {
-        int pos = 0, zero = 0;
-        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
-            pos += s->w[i] > 0.0;
-            zero += !(s->w[i] > 0.0);
-        }
-        selected += pos > 0;
-        selective &= pos == 0 || zero == 0;
-    }
-    s->best.num_selected = selected;
-    s->best.group_selective = selective;
-    if (out)
-        *out = s->best;
-}
-
-pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_info *info)
-{
-    const pn_problem *prob = &s->prob;
-    const int32_t K = prob->num_rules, m = prob->num_rows;
-    pn_info sum = {0};
-    pn_run run;
-    s->last_newton = 0;
-    memset(&s->progress, 0, sizeof s->progress);
-    s->interrupted = 0;
-    const int warm = start == PN_START_WARM && s->have_solution;
-    double *w0 = s->w_start;
-    if (warm) {
-        /* follow the current solution under the new knobs or targets */
-        memcpy(w0, s->w, (size_t)m * sizeof *w0);
-    } else {
-        pn_pstep_reset(s->pstep);
-        for (int32_t i = 0; i < m; ++i)
-            w0[i] = 1.0 / m;
-    }
-    s->have_solution = 0;
-    if (pn_solver_run_from(s, w0, &run) < 0)
-        return pn_solver_failure(s, info);
-    sum.alternations += run.alternations;
-    sum.starts++;
-    if (warm) {
-        /* a warm solve follows the current solution, then tries the most
-         * recent known selections that differ from it: after a knob crossed
-         * a selection boundary the better basin is usually one seen before */
-        int tried = 0;
-        selection_of(prob, s->w, s->mask_cur);
-        for (int p = 0; p < s->pool_count && tried < s->settings.warm_pool; ++p) {
-            const unsigned char *sel = s->pool + (size_t)p * K;
-            if (memcmp(sel, s->mask_cur, (size_t)K) == 0)
-                continue;
-            if (run_mask(s, sel, &run, &sum) < 0)
-                return pn_solver_failure(s, info);
-            tried++;
-        }
-    } else {
-        /* a cold solve searches: known selections, greedy growth from
-         * single rules, random subsets of rules (seeded) */
-        for (int p = 0; p < s->pool_count; ++p)
-            if (run_mask(s, s->pool + (size_t)p * K, &run, &sum) < 0)
-                return pn_solver_failure(s, info);
-        seed_order(prob, s->order);
-        const int32_t seeds = s->settings.grow_seeds < K ? s->settings.grow_seeds : K;
-        for (int32_t k = 0; k < seeds; ++k)
-            if (grow_from(s, s->order[k], &sum) < 0)
-                return pn_solver_failure(s, info);
-        for (int t = 0; t < s->settings.restarts; ++t) {
-            int any = 0;
-            for (int32_t r = 0; r < K; ++r) {
-                s->mask_trial[r] = (unsigned char)(pn_rng_next(&s->rng) >> 63);
-                any |= s->mask_trial[r];
-            }
-            if (!any)
-                s->mask_trial[pn_rng_next(&s->rng) % (uint64_t)K] = 1;
-            if (run_mask(s, s->mask_trial, &run, &sum) < 0)
-                return pn_solver_failure(s, info);
-        }
-    }
-    pn_solver_remember_selection(s);
-    s->best.alternations = sum.alternations;
-    s->best.starts = sum.starts;
-    s->best.newton_iterations = s->last_newton;
-    pn_solver_best_info(s, out);
-    return PN_OK;
 }
 
 void pn_solver_rule_stats(const pn_solver *s, double *group_norm, double *rule_error,

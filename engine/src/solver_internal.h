@@ -2,6 +2,7 @@
 #ifndef PN_SOLVER_INTERNAL_H
 #define PN_SOLVER_INTERNAL_H
 
+#include "outcome.h"
 #include "parnassus/rng.h"
 #include "parnassus/solver.h"
 #include "pstep.h"
@@ -49,11 +50,15 @@ struct pn_solver {
     double *trace;
     int trace_capacity, trace_count;
     double last_p_kkt, last_w_kkt;
-    /* why the last run failed: the p-step's or w-step's reason, or an
-     * interruption by the progress callback */
+    /* why the last run failed: the part (p-step linear system, w-step,
+     * interruption by the progress callback, ...) and its message */
+    pn_outcome failed;
     pn_error_info failure;
     pn_progress progress;
     int interrupted;
+    /* seconds of pn_solver_create, and of the updates since the last solve
+     * (pn_info) */
+    double setup_time, update_time;
 };
 
 /* Copies the reason the last pn_solver_run_from failed into info. */
@@ -65,8 +70,14 @@ void pn_solver_set_trace(pn_solver *s, double *buf, int capacity);
 int pn_solver_trace_count(const pn_solver *s);
 
 /* Runs the alternation from the weights w_start (m entries on the simplex)
- * and, if its objective beats the best so far, makes it the solution. */
-int pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run);
+ * and, if its objective beats the best so far, makes it the solution.
+ * Returns PN_OUTCOME_OK (run->status says how the run ended) or what
+ * failed (pn_solver_failure gives the message). */
+pn_outcome pn_solver_run_from(pn_solver *s, const double *w_start, pn_run *run);
+
+/* Notes the selection of a finished run (weights w, objective) among the
+ * best distinct ones of this solve. */
+void pn_solver_note_found(pn_solver *s, const double *w, double objective);
 
 /* Uniform weights over the rules selected in mask (K entries). */
 void pn_weights_from_mask(const pn_problem *prob, const unsigned char *mask, double *w);

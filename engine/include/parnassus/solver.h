@@ -100,6 +100,10 @@ typedef struct pn_info {
     double w_kkt;          /* KKT residual of the last w-step (inf-norm) */
     int num_selected;      /* rules with |w_r| > 0 */
     int group_selective;   /* every rule fully kept or fully dropped */
+    /* wall-clock seconds (monotonic clock), as OSQP and SCS report them */
+    double setup_time;  /* pn_solver_create */
+    double solve_time;  /* this pn_solver_solve */
+    double update_time; /* the pn_solver_update_* calls since the solve before */
 } pn_info;
 
 typedef struct pn_solver pn_solver;

@@ -1,0 +1,147 @@
+/* The p-step's structure for the kept rules (pstep.h): the merged groups,
+ * their members and columns, and the active rows. */
+#include <string.h>
+
+#include "pstep_internal.h"
+
+/* 1 when the kept rules include every rule of a set known to leave each
+ * group on its own (then no group merges: rules only split). */
+static int keeps_identity_set(const pn_pstep *ps)
+{
+    if (!ps->identity_known)
+        return 0;
+    for (int32_t r = 0; r < ps->num_rules; ++r)
+        if (ps->identity_kept[r] && !ps->rule_kept[r])
+            return 0;
+    return 1;
+}
+
+/* Merges the groups for the kept rules (merged_of, merged_weight, J).
+ * Hashing every group costs tens of milliseconds in music, where the
+ * selection moves between supersets of a set that already separates every
+ * sonority: that case is recognised and needs no hashing. */
+static void merge_kept(pn_pstep *ps, const pn_problem *prob)
+{
+    const int64_t G = ps->num_groups;
+    if (keeps_identity_set(ps)) {
+        if (!(ps->valid && ps->J == G)) {
+            for (int64_t k = 0; k < G; ++k) {
+                ps->merged_of[k] = (int32_t)k;
+                ps->merged_weight[k] = 1;
+            }
+        }
+        ps->J = G;
+        return;
+    }
+    pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of, ps->merged_weight);
+    if (ps->J == G) { /* remember the smallest such set */
+        int32_t count = 0, known = 0;
+        for (int32_t r = 0; r < ps->num_rules; ++r) {
+            count += ps->rule_kept[r];
+            known += ps->identity_kept[r];
+        }
+        if (!ps->identity_known || count < known) {
+            memcpy(ps->identity_kept, ps->rule_kept, (size_t)ps->num_rules);
+            ps->identity_known = 1;
+        }
+    }
+}
+
+/* Re-merges the groups when the set of kept rules changed; refreshes the
+ * passive rows from w every time. */
+void pn_pstep_update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
+{
+    const int32_t K = ps->num_rules;
+    int changed = !ps->valid;
+    for (int32_t r = 0; r < K; ++r) {
+        unsigned char kept = 0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            kept |= w[i] > 0.0;
+        changed |= kept != ps->rule_kept[r];
+        ps->rule_kept[r] = kept;
+    }
+    if (changed) {
+        /* remember the supported original groups to seed the new working set */
+        int64_t carried = 0;
+        if (ps->valid)
+            for (int64_t p = 0; p < ps->ws_count; ++p) {
+                if (!(ps->qt[p] > 0.0))
+                    continue;
+                const int32_t j = ps->ws[p];
+                for (int32_t x = ps->member_start[j]; x < ps->member_start[j + 1]; ++x)
+                    ps->carry[carried++] = ps->members[x];
+            }
+        ps->k_act = 0;
+        ps->m_act = 0;
+        for (int32_t r = 0; r < K; ++r) {
+            for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i) {
+                ps->row_in_kept[i] = ps->rule_kept[r];
+                ps->row_act[i] = ps->rule_kept[r] ? ps->m_act : -1;
+                if (ps->rule_kept[r])
+                    ps->act_row[ps->m_act++] = i;
+            }
+            if (ps->rule_kept[r]) {
+                ps->act_first[ps->k_act] = ps->row_act[prob->rule_start[r]];
+                ps->act_rule[ps->k_act++] = r;
+            }
+        }
+        pn_pstep_clear_working_set(ps);
+        pn_pstep_clear_pool(ps);             /* the merged ids change */
+        pn_linsys_forget_factor(ps->linsys); /* the active rows were renumbered */
+        merge_kept(ps, prob);
+        /* members of each merged group (counting sort), and its columns
+         * from its first member */
+        const int64_t G = ps->num_groups;
+        ps->member_start[0] = 0;
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->member_start[j + 1] = ps->member_start[j] + ps->merged_weight[j];
+        for (int64_t j = 0; j < ps->J; ++j)
+            ps->cand[j] = ps->member_start[j];
+        const int32_t ka = ps->k_act;
+        for (int64_t k = 0; k < G; ++k) {
+            const int32_t j = ps->merged_of[k];
+            if (ps->cand[j] == ps->member_start[j]) {
+                const int32_t *rows = prob->group_rows + k * K;
+                for (int32_t a = 0; a < ka; ++a)
+                    ps->cols[(int64_t)j * ka + a] = ps->row_act[rows[ps->act_rule[a]]];
+            }
+            ps->members[ps->cand[j]++] = (int32_t)k;
+        }
+        ps->cols16_ok = ps->cols16 && ps->m_act <= UINT16_MAX + 1;
+        if (ps->cols16_ok)
+            for (int64_t x = 0; x < ps->J * ka; ++x)
+                ps->cols16[x] = (uint16_t)ps->cols[x];
+        /* every group one raw input: row sums apply, merged or not */
+        ps->structured = ps->row_sums && G == prob->n;
+        ps->identity = ps->structured && ps->J == G;
+        for (int64_t k = 0; ps->identity && k < G; ++k)
+            ps->identity = ps->merged_of[k] == (int32_t)k && ps->merged_weight[k] == 1;
+        if (ps->structured && !ps->identity) {
+            /* merged groups are numbered by first appearance */
+            int32_t next = 0;
+            for (int64_t k = 0; k < G; ++k) {
+                ps->first_member[k] = ps->merged_of[k] == next;
+                next += ps->first_member[k];
+            }
+        }
+        memset(ps->center, 0, (size_t)ps->J * sizeof *ps->center);
+        for (int64_t x = 0; x < carried; ++x) {
+            const int32_t j = ps->merged_of[ps->carry[x]];
+            if (!ps->in_ws[j]) {
+                ps->in_ws[j] = 1;
+                ps->ws[ps->ws_count++] = j;
+            }
+        }
+        ps->valid = 1;
+    }
+    ps->restructured = changed;
+    for (int32_t a = 0; a < ps->m_act; ++a)
+        ps->passive[a] = !(w[ps->act_row[a]] > 0.0);
+    for (int32_t k = 0; k < ps->k_act; ++k) {
+        const int32_t r = ps->act_rule[k], first = ps->act_first[k];
+        unsigned char full = 1;
+        for (int32_t a = first; a < first + (ps->rule_start[r + 1] - ps->rule_start[r]); ++a)
+            full &= !ps->passive[a];
+        ps->act_full[k] = full;
+    }
+}
