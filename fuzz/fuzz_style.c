@@ -1,5 +1,5 @@
 /* libFuzzer target for the statistics file reader (parnassus-style/1,
- * engine/src/style_io.c).
+ * engine/music/src/style_io.c).
  *
  * Any input must either fail with a parse error whose message names the
  * input, or give statistics that write back and read again to the same

@@ -1,4 +1,4 @@
-/* Tests of the Markov-chain baseline (engine/src/markov.c): counts and
+/* Tests of the Markov-chain baseline (engine/music/src/markov.c): counts and
  * smoothing worked out by hand on a small corpus, transitions that stay
  * inside pieces, determinism per seed, and sampled transition frequencies
  * that follow the formula. */

@@ -1,4 +1,4 @@
-/* Tests of the style statistics (engine/src/style*.c, docs/evaluate.md) on
+/* Tests of the style statistics (engine/music/src/style*.c, docs/evaluate.md) on
  * hand-made pieces whose every figure is known. */
 #include <setjmp.h>
 #include <stdarg.h>
