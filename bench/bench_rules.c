@@ -63,15 +63,15 @@ static int read_rows(table *t, rules_bench *rb)
     for (int i = 0; i < o->runs; ++i) {
         pn_rule_set *rs = NULL;
         stopwatch sw = start_timer();
-        pn_error err = pn_rules_read(rb->path, &rs, &info);
+        pn_error err = pn_rule_set_read(rb->path, &rs, &info);
         if (err != PN_OK && i == 0 && !o->rules_given) {
             progress("rules: cannot read %s (%s); its rows are skipped", rb->path, info.message);
-            row *r = add_row(t, "rules", "read + feature tables (pn_rules_read)", UNIT_TIME, NULL,
+            row *r = add_row(t, "rules", "read + feature tables (pn_rule_set_read)", UNIT_TIME, NULL,
                              GOAL_NONE, 0.0);
             snprintf(r->details, sizeof r->details, "skipped: %.200s", info.message);
             return 0;
         }
-        check(err, &info, "pn_rules_read");
+        check(err, &info, "pn_rule_set_read");
         stop_timer(&sw, &sm);
         if (i == 0)
             rb->rs = rs;
@@ -90,7 +90,7 @@ static int read_rows(table *t, rules_bench *rb)
         contexts += rs->rules[r].context != NULL;
     progress("rules: %s read in %.3f s: K = %d (%d with a context), m = %d, n = %lld", rb->path,
              sm.v[0], rb->K, contexts, (int)rb->m, (long long)rb->n);
-    row *r = add_row(t, rb->label, "read + feature tables (pn_rules_read)", UNIT_TIME, &sm,
+    row *r = add_row(t, rb->label, "read + feature tables (pn_rule_set_read)", UNIT_TIME, &sm,
                      GOAL_NONE, 0.0);
     snprintf(r->details, sizeof r->details, "K = %d rules (%d with a context), m = %d", rb->K,
              contexts, (int)rb->m);
@@ -108,19 +108,19 @@ static void deoverlap_row(table *t, rules_bench *rb)
             pn_problem_free(rb->prob);
         rb->prob = NULL;
         stopwatch sw = start_timer();
-        check(pn_rules_build_problem(rb->rs, &rb->prob, rb->group_of, &info), &info,
-              "pn_rules_build_problem");
+        check(pn_rule_set_build_problem(rb->rs, &rb->prob, rb->group_of, &info), &info,
+              "pn_rule_set_build_problem");
         stop_timer(&sw, &sm);
         progress("rules: de-overlap run %d: %.3f s (%lld groups)", i + 1, sm.v[i],
                  (long long)rb->prob->num_groups);
     }
-    row *r = add_row(t, rb->label, "de-overlap (pn_rules_build_problem, with group_of)", UNIT_TIME,
+    row *r = add_row(t, rb->label, "de-overlap (pn_rule_set_build_problem, with group_of)", UNIT_TIME,
                      &sm, GOAL_BELOW, 1.5);
     snprintf(r->details, sizeof r->details, "n = %lld, K' = %lld groups, m = %d", (long long)rb->n,
              (long long)rb->prob->num_groups, (int)rb->m);
 
-    check(pn_group_index_build(rb->group_of, rb->n, rb->prob->num_groups, &rb->index, &info), &info,
-          "pn_group_index_build");
+    check(pn_group_index_create(rb->group_of, rb->n, rb->prob->num_groups, &rb->index, &info), &info,
+          "pn_group_index_create");
     check(pn_sampler_create(rb->prob, rb->index, &rb->sampler, &info), &info, "pn_sampler_create");
 }
 
@@ -247,7 +247,7 @@ static void knob_rows(table *t, rules_bench *rb)
 }
 
 /* The generation step: draw a sonority from the current realization, make
- * it the previous one (pn_rules_targets), re-realize warm with the settings
+ * it the previous one (pn_rule_set_targets), re-realize warm with the settings
  * of pn_generator_advance. Only pn_solver_update_targets + pn_solver_solve
  * are timed. */
 static void context_row(table *t, rules_bench *rb)
@@ -279,7 +279,7 @@ static void context_row(table *t, rules_bench *rb)
               "pn_sampler_set_q");
         int64_t x = pn_sampler_draw(rb->sampler, &rng);
         check(pn_space_decode(&rb->rs->space, x, pitches, &info), &info, "pn_space_decode");
-        check(pn_rules_targets(rb->rs, pitches, b, &info), &info, "pn_rules_targets");
+        check(pn_rule_set_targets(rb->rs, pitches, b, &info), &info, "pn_rule_set_targets");
         stopwatch sw = start_timer();
         check(pn_solver_update_targets(rb->solver, b, &info), &info, "pn_solver_update_targets");
         check(pn_solver_solve(rb->solver, PN_START_WARM, &out, &info), &info, "pn_solver_solve");
@@ -291,7 +291,7 @@ static void context_row(table *t, rules_bench *rb)
                  sm.v[sm.n - 1], out.alternations, out.newton_iterations,
                  pn_status_name(out.status));
     }
-    row *r = add_row(t, rb->label, "warm, context change (drawn sonority -> pn_rules_targets)",
+    row *r = add_row(t, rb->label, "warm, context change (drawn sonority -> pn_rule_set_targets)",
                      UNIT_TIME, &sm, GOAL_BELOW, 0.1);
     stats_format(&st, r->details, sizeof r->details);
     size_t len = strlen(r->details);
@@ -406,7 +406,7 @@ static void bench_rule_set(table *t, const options *o, const char *path)
         const char *why = "skipped: no converged realization (the cold solve was stopped)";
         skipped_row(t, rb.label, "warm, log2 lambda_w 0 <-> 0.25", GOAL_BELOW, 0.1, why);
         skipped_row(t, rb.label, "warm, alpha 0.8 <-> 0.75", GOAL_BELOW, 0.1, why);
-        skipped_row(t, rb.label, "warm, context change (drawn sonority -> pn_rules_targets)",
+        skipped_row(t, rb.label, "warm, context change (drawn sonority -> pn_rule_set_targets)",
                     GOAL_BELOW, 0.1, why);
     } else {
         samples rss = {0};

@@ -116,10 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pn_rule_set *rs = NULL;
     pn_error_info info;
     /* a smaller memory limit than the default, so that refusals are met */
-    pn_rules_options opts;
-    pn_rules_options_default(&opts);
+    pn_rule_set_options opts;
+    pn_rule_set_options_default(&opts);
     opts.max_memory = (int64_t)256 << 20;
-    pn_error err = pn_rules_parse_opt("input", (const char *)data, size, &opts, &rs, &info);
+    pn_error err = pn_rule_set_parse_opt("input", (const char *)data, size, &opts, &rs, &info);
     if (err != PN_OK) {
         require(rs == NULL);
         require(err == PN_ERR_PARSE || err == PN_ERR_NOMEM || err == PN_ERR_LIMIT);

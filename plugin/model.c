@@ -129,7 +129,7 @@ pn_error pnp_model_create(const char *name, const char *text, size_t len, const 
     if (!m)
         return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);
     m->slot[0].given_voice = m->slot[1].given_voice = -1;
-    pn_error err = pn_rules_parse(name, text, len, &m->rules, info);
+    pn_error err = pn_rule_set_parse(name, text, len, &m->rules, info);
     if (err != PN_OK)
         goto fail;
     const int k = m->rules->space.num_voices;
@@ -322,7 +322,7 @@ int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int p
     for (int attempt = 0; attempt < PN_CONSTRAINT_TRIES; ++attempt) {
         if (!draw_once(r, rng, voice, pitch, pitches))
             return 0;
-        if (pn_rules_allows(rules, previous, pitches))
+        if (pn_rule_set_allows(rules, previous, pitches))
             return 1;
     }
     return 1; /* the realization leaves almost no move that keeps them: keep the last */

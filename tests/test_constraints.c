@@ -41,7 +41,7 @@ static pn_rule_set *parse_ok(const char *constraints)
     char *text = set_text(constraints);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     free(text);
     return rs;
@@ -53,7 +53,7 @@ static void parse_bad(const char *constraints, const char *frag1, const char *fr
     char *text = set_text(constraints);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    const pn_error err = pn_rules_parse("rules.json", text, strlen(text), &rs, &info);
+    const pn_error err = pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info);
     free(text);
     if (err != PN_ERR_PARSE)
         fail_msg("error %d for %s: %s", (int)err, constraints, info.message);
@@ -67,7 +67,7 @@ static int allows(const pn_rule_set *rs, int s0, int a0, int t0, int b0, int s1,
                   int b1)
 {
     const int before[4] = {s0, a0, t0, b0}, after[4] = {s1, a1, t1, b1};
-    return pn_rules_allows(rs, before, after);
+    return pn_rule_set_allows(rs, before, after);
 }
 
 static void test_parallel_moves(void **state)
@@ -102,7 +102,7 @@ static void test_parallel_moves(void **state)
     assert_true(allows(rs, 72, 67, 64, 48, 74, 65, 64, -1));
     /* the first step, and thirds in parallel */
     const int x[4] = {69, 65, 62, 50};
-    assert_true(pn_rules_allows(rs, NULL, x));
+    assert_true(pn_rule_set_allows(rs, NULL, x));
     assert_true(allows(rs, 67, 64, 60, 48, 69, 65, 60, 52)); /* s-b: 19 -> 17 */
     assert_true(allows(rs, 64, 60, 57, 48, 65, 62, 59, 48)); /* upper voices in thirds over a held bass */
     pn_rule_set_free(rs);
@@ -178,7 +178,7 @@ static void test_errors(void **state)
                       "\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}],\"constraints\":{}}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_parse("rules.json", bad, strlen(bad), &rs, &info), PN_ERR_PARSE);
+    assert_int_equal(pn_rule_set_parse("rules.json", bad, strlen(bad), &rs, &info), PN_ERR_PARSE);
     assert_non_null(strstr(info.message, "rules.json: constraints: expected an array"));
 }
 
@@ -188,7 +188,7 @@ static pn_rule_set *round_trip(const pn_rule_set *rs, char **out_text)
     FILE *f = tmpfile();
     assert_non_null(f);
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_write(rs, f, "out.json", &info) != PN_OK)
+    if (pn_rule_set_write(rs, f, "out.json", &info) != PN_OK)
         fail_msg("%s", info.message);
     const long size = ftell(f);
     rewind(f);
@@ -197,7 +197,7 @@ static pn_rule_set *round_trip(const pn_rule_set *rs, char **out_text)
     assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
     fclose(f);
     pn_rule_set *back = NULL;
-    if (pn_rules_parse("out.json", text, (size_t)size, &back, &info) != PN_OK)
+    if (pn_rule_set_parse("out.json", text, (size_t)size, &back, &info) != PN_OK)
         fail_msg("%s\n%s", info.message, text);
     *out_text = text;
     return back;
@@ -261,7 +261,7 @@ static void test_generator_draws_keep_constraints(void **state)
         "\"constraints\":[{\"name\":\"p\",\"kind\":\"parallel\"}]}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     pn_generator *gen = NULL;
     if (pn_generator_create(rs, NULL, &gen, &info) != PN_OK)
@@ -276,7 +276,7 @@ static void test_generator_draws_keep_constraints(void **state)
     int broke = 0;
     for (int i = 0; i < 4000; ++i) {
         assert_true(pn_generator_draw(gen, &rng, pitches) >= 0);
-        broke += !pn_rules_allows(rs, previous, pitches);
+        broke += !pn_rule_set_allows(rs, previous, pitches);
     }
     assert_int_equal(broke, 0);
     assert_int_equal(pn_generator_constraint_misses(gen), 0);
@@ -298,7 +298,7 @@ static void test_generator_draws_keep_constraints(void **state)
     int would_break = 0;
     for (int i = 0; i < 4000; ++i) {
         assert_true(pn_generator_draw(gen, &rng, pitches) >= 0);
-        would_break += !pn_rules_allows(&check, previous, pitches);
+        would_break += !pn_rule_set_allows(&check, previous, pitches);
     }
     assert_true(would_break > 40); /* more than 1 %: the conditioning above did something */
     rs->num_constraints = 1;

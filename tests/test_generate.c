@@ -23,7 +23,7 @@ static pn_rule_set *read_rules(const char *file)
     snprintf(path, sizeof path, "%s/generate/%s", dir ? dir : "tests/data", file);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_read(path, &rs, &info) != PN_OK)
+    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     return rs;
 }
@@ -84,7 +84,7 @@ static void test_steps_follow_context(void **state)
     assert_non_null(b);
     pn_error_info info = {PN_OK, ""};
     /* the first step backs off */
-    assert_int_equal(pn_rules_targets(rs, NULL, b, &info), PN_OK);
+    assert_int_equal(pn_rule_set_targets(rs, NULL, b, &info), PN_OK);
     assert_memory_equal(b, pn_generator_targets(gen), (size_t)m * sizeof *b);
 
     pn_rng rng;
@@ -103,7 +103,7 @@ static void test_steps_follow_context(void **state)
         }
         if (pn_generator_advance(gen, pitches, &info) != PN_OK)
             fail_msg("%s", info.message);
-        assert_int_equal(pn_rules_targets(rs, pitches, b, &info), PN_OK);
+        assert_int_equal(pn_rule_set_targets(rs, pitches, b, &info), PN_OK);
         assert_memory_equal(b, pn_generator_targets(gen), (size_t)m * sizeof *b);
         memcpy(prev, pitches, sizeof prev);
     }

@@ -1,4 +1,4 @@
-/* Tests of the rule set writer (pn_rules_write) and of learning
+/* Tests of the rule set writer (pn_rule_set_write) and of learning
  * (pn_learn, docs/learning.md). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +24,7 @@ static pn_rule_set *parse_ok(const char *text, unsigned flags)
 {
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse_ex("rules.json", text, strlen(text), flags, &rs, &info) != PN_OK)
+    if (pn_rule_set_parse_ex("rules.json", text, strlen(text), flags, &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_non_null(rs);
     return rs;
@@ -36,7 +36,7 @@ static char *write_text(const pn_rule_set *rs, size_t *len)
     FILE *f = tmpfile();
     assert_non_null(f);
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_write(rs, f, "out.json", &info) != PN_OK)
+    if (pn_rule_set_write(rs, f, "out.json", &info) != PN_OK)
         fail_msg("%s", info.message);
     long size = ftell(f);
     assert_true(size > 0);
@@ -58,7 +58,7 @@ static pn_rule_set *round_trip(const pn_rule_set *rs)
     char *text = write_text(rs, &len);
     pn_rule_set *back = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("out.json", text, len, &back, &info) != PN_OK)
+    if (pn_rule_set_parse("out.json", text, len, &back, &info) != PN_OK)
         fail_msg("%s\n%s", info.message, text);
     free(text);
     return back;
@@ -255,27 +255,27 @@ static void test_write_errors(void **state)
     char *saved = rs->rules[1].name;
     char bad_utf8[] = "ab\xff";
     rs->rules[1].name = bad_utf8;
-    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_write(rs, f, "out.json", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "out.json: rules[1].name is not valid UTF-8"));
     rs->rules[1].name = saved;
 
     const double t = rs->rules[1].target[0];
     rs->rules[1].target[0] = NAN;
-    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_write(rs, f, "out.json", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "rules[1]: a target is not a finite number"));
     rs->rules[1].target[0] = t;
 
     rs->rules[0].context->count[0] = NAN;
-    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_write(rs, f, "out.json", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "rules[0]: a context count"));
     /* what the reader would refuse is not written: counts and smoothing
      * above 1e12 */
     rs->rules[0].context->count[0] = 1e300 / 7.0;
-    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_write(rs, f, "out.json", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "rules[0]: a context count is not a number in [0, 1e12]"));
     rs->rules[0].context->count[0] = 1.0;
     rs->rules[0].context->smoothing = 2e12;
-    assert_int_equal(pn_rules_write(rs, f, "out.json", &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_write(rs, f, "out.json", &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "rules[0]: the smoothing is not a number in [0, 1e12]"));
     assert_int_equal(ftell(f), 0);
     fclose(f);
@@ -384,7 +384,7 @@ static void test_learn_by_hand(void **state)
      * (2 * row + 2 * back-off) / 4 */
     double b[64];
     const int previous[2] = {60, 48};
-    assert_int_equal(pn_rules_targets(rs, previous, b, &info), PN_OK);
+    assert_int_equal(pn_rule_set_targets(rs, previous, b, &info), PN_OK);
     assert_true(fabs(b[cell_of(up->table, "62")] - (2.0 * 1.0 + 2.0 * 3.0 / 7.0) / 4.0) < 1e-15);
 
     /* the learned set survives writing */
@@ -547,7 +547,7 @@ static void test_learning_round_trip(void **state)
     int32_t *group_of = malloc((size_t)n * sizeof *group_of);
     assert_non_null(group_of);
     pn_problem *prob = NULL;
-    if (pn_rules_build_problem(rs, &prob, group_of, &info) != PN_OK)
+    if (pn_rule_set_build_problem(rs, &prob, group_of, &info) != PN_OK)
         fail_msg("%s", info.message);
 
     pn_settings settings;
@@ -562,7 +562,7 @@ static void test_learning_round_trip(void **state)
 
     pn_group_index *index = NULL;
     pn_sampler *sampler = NULL;
-    if (pn_group_index_build(group_of, n, prob->num_groups, &index, &info) != PN_OK ||
+    if (pn_group_index_create(group_of, n, prob->num_groups, &index, &info) != PN_OK ||
         pn_sampler_create(prob, index, &sampler, &info) != PN_OK ||
         pn_sampler_set_q(sampler, pn_solver_q(solver), &info) != PN_OK)
         fail_msg("%s", info.message);

@@ -52,11 +52,11 @@ static char *rule_set_text(const char *space, const char *const *features, int c
 static pn_error parse_limited(const char *text, int64_t max_memory, pn_rule_set **rs,
                               pn_error_info *info)
 {
-    pn_rules_options opts;
-    pn_rules_options_default(&opts);
+    pn_rule_set_options opts;
+    pn_rule_set_options_default(&opts);
     opts.flags = PN_RULES_TARGETS_OPTIONAL;
     opts.max_memory = max_memory;
-    return pn_rules_parse_opt("w.json", text, strlen(text), &opts, rs, info);
+    return pn_rule_set_parse_opt("w.json", text, strlen(text), &opts, rs, info);
 }
 
 static int64_t heap_in_use(void)
@@ -116,7 +116,7 @@ static void test_limit_is_the_callers(void **state)
 }
 
 /* Many small rules over the whole space: each rule is cheap, but the
- * de-overlap's table of groups (K' x K) is not; pn_rules_build_problem
+ * de-overlap's table of groups (K' x K) is not; pn_rule_set_build_problem
  * refuses before de-overlapping. */
 static void test_deoverlap_refused(void **state)
 {
@@ -127,7 +127,7 @@ static void test_deoverlap_refused(void **state)
     pn_error_info info = {PN_OK, ""};
     assert_int_equal(parse_limited(text, PN_DEFAULT_MAX_MEMORY, &rs, &info), PN_OK);
     pn_problem *prob = NULL;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_ERR_LIMIT);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_ERR_LIMIT);
     assert_null(prob);
     assert_non_null(strstr(info.message, "de-overlapping 60 rules over 9150625 sonorities"));
     assert_non_null(strstr(info.message, "over the memory limit of 1 GiB"));
@@ -161,7 +161,7 @@ static void test_estimates_bound_the_allocations(void **state)
         assert_true(bytes >= pn_feature_table_bytes(rs->rules[r].table));
     }
     pn_problem *prob = NULL;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_OK);
     pn_settings s;
     pn_settings_default(&s);
     pn_solver *solver = NULL;
@@ -228,7 +228,7 @@ static void test_deoverlap_estimate_bounds_the_peak(void **state)
         if (clear && fputs("5", clear) >= 0 && fclose(clear) == 0) {
             const int64_t base = status_kib("VmRSS:");
             pn_problem *prob = NULL;
-            if (pn_rules_build_problem(rs, &prob, NULL, &info) == PN_OK)
+            if (pn_rule_set_build_problem(rs, &prob, NULL, &info) == PN_OK)
                 peak = 1024 * (status_kib("VmHWM:") - base);
             pn_problem_free(prob);
         }
@@ -259,7 +259,7 @@ static void test_hundreds_of_rules_solve(void **state)
     pn_error_info info = {PN_OK, ""};
     assert_int_equal(parse_limited(text, PN_DEFAULT_MAX_MEMORY, &rs, &info), PN_OK);
     pn_problem *prob = NULL;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_OK);
     pn_settings s;
     pn_settings_default(&s);
     pn_solver *solver = NULL;
@@ -302,7 +302,7 @@ static void test_progress_stops_a_solve(void **state)
     pn_error_info info = {PN_OK, ""};
     assert_int_equal(parse_limited(text, PN_DEFAULT_MAX_MEMORY, &rs, &info), PN_OK);
     pn_problem *prob = NULL;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_OK);
     pn_settings s;
     pn_settings_default(&s);
     stopper st = {0, 3, {0, 0, 0}};

@@ -289,7 +289,7 @@ static void test_ring(void **state)
     assert_true(pnh_ring_write(&r, msg, 40));
     assert_true(pnh_ring_write(&r, msg, 40));
     assert_false(pnh_ring_write(&r, msg, 40)); /* 3 x 44 > 128 */
-    pnh_ring_destroy(&r);
+    pnh_ring_free(&r);
 }
 
 /* midi_events: frames to ticks, and note-offs first at a tick. */

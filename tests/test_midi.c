@@ -95,7 +95,7 @@ static void write_sequence(const char *path, int tie, pn_midi_channel_mode mode,
     s.tie_repeats = tie;
     pn_midi_writer *w = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_midi_writer_new(&s, &w, &info) != PN_OK)
+    if (pn_midi_writer_create(&s, &w, &info) != PN_OK)
         fail_msg("writer_new: %s", info.message);
     for (int st = 0; st < STEPS; ++st) {
         int p[K];
@@ -258,7 +258,7 @@ static void test_fewer_voices(void **state)
     s.num_voices = 2;
     pn_midi_writer *w = NULL;
     pn_error_info info;
-    assert_int_equal(pn_midi_writer_new(&s, &w, &info), PN_OK);
+    assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_OK);
     int p[2] = {60, 48};
     assert_int_equal(pn_midi_add_sonority(w, p, 480, 64), PN_OK);
     assert_int_equal(pn_midi_write(w, path, &info), PN_OK);
@@ -293,7 +293,7 @@ static void test_no_notes(void **state)
     const char *path = tmp_path("rests.mid");
     pn_midi_writer *w = NULL;
     pn_error_info info;
-    assert_int_equal(pn_midi_writer_new(NULL, &w, &info), PN_OK);
+    assert_int_equal(pn_midi_writer_create(NULL, &w, &info), PN_OK);
     int rest[4] = {-1, -1, -1, -1};
     assert_int_equal(pn_midi_add_sonority(w, rest, 480, 64), PN_OK);
     assert_int_equal(pn_midi_write(w, path, &info), PN_OK);
@@ -456,19 +456,19 @@ static void test_writer_rejects(void **state)
     pn_midi_writer *w = NULL;
     pn_error_info info;
     s.base_channel = 13; /* 13..16 */
-    assert_int_equal(pn_midi_writer_new(&s, &w, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_ERR_INVALID);
     assert_null(w);
     s.channel_mode = PN_MIDI_ONE_CHANNEL;
-    assert_int_equal(pn_midi_writer_new(&s, &w, &info), PN_OK);
+    assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_OK);
     pn_midi_writer_free(w);
     pn_midi_writer_settings_default(&s);
     s.tempo_bpm = 0.0;
-    assert_int_equal(pn_midi_writer_new(&s, &w, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_ERR_INVALID);
     pn_midi_writer_settings_default(&s);
     s.num_voices = 0;
-    assert_int_equal(pn_midi_writer_new(&s, &w, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_ERR_INVALID);
 
-    assert_int_equal(pn_midi_writer_new(NULL, &w, &info), PN_OK);
+    assert_int_equal(pn_midi_writer_create(NULL, &w, &info), PN_OK);
     int bad_pitch[4] = {60, 128, 50, 40};
     int good[4] = {60, 55, 50, 40};
     assert_int_equal(pn_midi_add_sonority(w, bad_pitch, 10, 64), PN_ERR_INVALID);

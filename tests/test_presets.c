@@ -26,7 +26,7 @@ static pn_rule_set *read_preset(const char *file)
     snprintf(path, sizeof path, "%s/%s", PN_PRESETS_DIR, file);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_read(path, &rs, &info) != PN_OK)
+    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     return rs;
 }
@@ -101,8 +101,8 @@ static void check_after_c_major(const pn_rule_set *rs)
     assert_non_null(after);
     pn_error_info info = {PN_OK, ""};
     const int chord[4] = {72, 67, 64, 48};
-    assert_int_equal(pn_rules_targets(rs, NULL, first, &info), PN_OK);
-    assert_int_equal(pn_rules_targets(rs, chord, after, &info), PN_OK);
+    assert_int_equal(pn_rule_set_targets(rs, NULL, first, &info), PN_OK);
+    assert_int_equal(pn_rule_set_targets(rs, chord, after, &info), PN_OK);
     int32_t start = 0;
     for (int32_t r = 0; r < rs->num_rules; ++r) {
         const int32_t size = pn_feature_table_size(rs->rules[r].table);
@@ -174,7 +174,7 @@ static void test_chorale_major(void **state)
     check_after_c_major(rs);
     /* every sonority is a group of its own */
     pn_problem *prob = NULL;
-    if (pn_rules_build_problem(rs, &prob, NULL, &info) != PN_OK)
+    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_int_equal(prob->num_groups, prob->n);
     assert_non_null(prob->row_sums.run);
@@ -242,7 +242,7 @@ static void test_pedagogical(void **state)
         assert_non_null(rs->rules[r].description); /* hand-written: every rule says why */
     pn_problem *prob = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_build_problem(rs, &prob, NULL, &info) != PN_OK)
+    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_int_equal(prob->n, 23 * 24 * 25 * 32);
     assert_int_equal(pn_problem_validate(prob, &info), PN_OK);

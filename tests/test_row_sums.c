@@ -1,6 +1,6 @@
 /* The solver's passes over all groups through a problem's row sums
  * (problem.h): a rule set whose every sonority is a group of its own gets
- * them from pn_rules_build_problem, and realizing it with them gives the
+ * them from pn_rule_set_build_problem, and realizing it with them gives the
  * realization the group columns give, for several targets in a row (the
  * warm context steps of generation) and as the selection moves: rules
  * dropped (the groups merge, and the passes meet each merged group at its
@@ -41,7 +41,7 @@ static pn_rule_set *read_set(void)
 {
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("t.json", set_text, strlen(set_text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("t.json", set_text, strlen(set_text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     return rs;
 }
@@ -73,7 +73,7 @@ static void test_row_sums_give_the_same_realization(void **state)
     pn_rule_set *rs = read_set();
     pn_problem *prob = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_build_problem(rs, &prob, NULL, &info) != PN_OK)
+    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_int_equal(prob->num_groups, prob->n); /* every sonority its own group */
     assert_non_null(prob->row_sums.run);
@@ -131,9 +131,9 @@ static void test_no_row_sums_when_groups_merge(void **state)
         "\"rules\":[{\"name\":\"s\",\"feature\":\"mod12(w(1))\",\"targets\":{\"4\":1}}]}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_parse("t.json", text, strlen(text), &rs, &info), PN_OK);
+    assert_int_equal(pn_rule_set_parse("t.json", text, strlen(text), &rs, &info), PN_OK);
     pn_problem *prob = NULL;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_OK);
     assert_true(prob->num_groups < prob->n);
     assert_null(prob->row_sums.run);
     pn_problem_free(prob);

@@ -40,7 +40,7 @@ static pn_rule_set *read_ok(const char *file)
     data_path(path, sizeof path, file);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_read(path, &rs, &info) != PN_OK)
+    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_non_null(rs);
     return rs;
@@ -52,7 +52,7 @@ static void parse_bad(const char *text, pn_error expected, ...)
 {
     pn_rule_set *rs = (pn_rule_set *)&rs; /* must be reset to NULL */
     pn_error_info info = {PN_OK, ""};
-    pn_error err = pn_rules_parse("rules.json", text, strlen(text), &rs, &info);
+    pn_error err = pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info);
     if (err != expected)
         fail_msg("error %d, expected %d: %s", (int)err, (int)expected, info.message);
     assert_int_equal(info.code, expected);
@@ -117,7 +117,7 @@ static void test_small_file(void **state)
     pn_problem *prob = NULL;
     pn_error_info info = {PN_OK, ""};
     int32_t group_of[36];
-    if (pn_rules_build_problem(rs, &prob, group_of, &info) != PN_OK)
+    if (pn_rule_set_build_problem(rs, &prob, group_of, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_int_equal(prob->n, 36);
     assert_int_equal(prob->num_rules, 4);
@@ -161,7 +161,7 @@ static void test_small_file(void **state)
     pn_problem_free(prob);
 
     /* without a map */
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_OK);
     assert_int_equal(pn_problem_validate(prob, &info), PN_OK);
     pn_problem_free(prob);
     pn_rule_set_free(rs);
@@ -174,7 +174,7 @@ static void test_space_forms(void **state)
                        "{\"name\":\"s\",\"feature\":\"mod12(w(1))\",\"targets\":{\"7\":1}}]}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("d.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("d.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     /* no space: the default 4 voices, 31..84 */
     assert_int_equal(rs->space.num_voices, 4);
@@ -185,12 +185,12 @@ static void test_space_forms(void **state)
     text = "{\"format\":\"parnassus-rules/1\",\"name\":\"d\","
            "\"space\":{\"voices\":3,\"low\":40,\"high\":50},\"rules\":["
            "{\"name\":\"s\",\"feature\":\"w(3)\",\"targets\":{\"R\":0.5,\"40\":0.5}}]}";
-    assert_int_equal(pn_rules_parse("d.json", text, strlen(text), &rs, &info), PN_OK);
+    assert_int_equal(pn_rule_set_parse("d.json", text, strlen(text), &rs, &info), PN_OK);
     assert_int_equal(rs->space.num_voices, 3);
     assert_int_equal(rs->space.low[2], 40);
     assert_int_equal(rs->space.high[2], 50);
     pn_problem *prob = NULL;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_OK);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_OK);
     assert_int_equal(prob->n, 12 * 12 * 12);
     pn_problem_free(prob);
     pn_rule_set_free(rs);
@@ -204,10 +204,10 @@ static void test_space_too_large_to_build(void **state)
                        "{\"name\":\"s\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}]}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("big.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("big.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     pn_problem *prob = (pn_problem *)&prob;
-    assert_int_equal(pn_rules_build_problem(rs, &prob, NULL, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_build_problem(rs, &prob, NULL, &info), PN_ERR_INVALID);
     assert_null(prob);
     assert_non_null(strstr(info.message, "sonorities"));
     pn_rule_set_free(rs);
@@ -337,7 +337,7 @@ static void test_error_from_file(void **state)
     data_path(path, sizeof path, "bad-sum.json");
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_read(path, &rs, &info), PN_ERR_PARSE);
+    assert_int_equal(pn_rule_set_read(path, &rs, &info), PN_ERR_PARSE);
     assert_null(rs);
     char expect[1200];
     snprintf(expect, sizeof expect,
@@ -345,12 +345,12 @@ static void test_error_from_file(void **state)
     assert_string_equal(info.message, expect);
 
     data_path(path, sizeof path, "no-such-file.json");
-    assert_int_equal(pn_rules_read(path, &rs, &info), PN_ERR_IO);
+    assert_int_equal(pn_rule_set_read(path, &rs, &info), PN_ERR_IO);
     assert_null(rs);
     assert_true(strncmp(info.message, path, strlen(path)) == 0);
 
-    assert_int_equal(pn_rules_read(NULL, &rs, &info), PN_ERR_INVALID);
-    assert_int_equal(pn_rules_parse("x", "{}", 2, NULL, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_read(NULL, &rs, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_parse("x", "{}", 2, NULL, &info), PN_ERR_INVALID);
     pn_rule_set_free(NULL);
 }
 
@@ -374,7 +374,7 @@ static void test_truncated(void **state)
         memcpy(copy, text, cut);
         pn_rule_set *rs = NULL;
         pn_error_info info = {PN_OK, ""};
-        pn_error err = pn_rules_parse("cut.json", copy, cut, &rs, &info);
+        pn_error err = pn_rule_set_parse("cut.json", copy, cut, &rs, &info);
         if (err == PN_OK) {
             assert_non_null(rs);
             ok++;
@@ -392,11 +392,11 @@ static void test_truncated(void **state)
 /* ------------------------------------------------------------------------ */
 /* Rules with a context */
 
-/* The rule's targets for a previous sonority, through pn_rules_targets. */
+/* The rule's targets for a previous sonority, through pn_rule_set_targets. */
 static void targets_after(const pn_rule_set *rs, const int *previous, double *b)
 {
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_targets(rs, previous, b, &info) != PN_OK)
+    if (pn_rule_set_targets(rs, previous, b, &info) != PN_OK)
         fail_msg("%s", info.message);
 }
 
@@ -475,12 +475,12 @@ static void test_context_file(void **state)
     /* a previous sonority outside the space is an error, not a guess */
     const int outside[2] = {70, 48};
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_targets(rs, outside, b, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_rule_set_targets(rs, outside, b, &info), PN_ERR_INVALID);
     assert_non_null(strstr(info.message, "outside its range"));
 
     /* every step's targets are valid targets of the built problem */
     pn_problem *prob = NULL;
-    if (pn_rules_build_problem(rs, &prob, NULL, &info) != PN_OK)
+    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
         fail_msg("%s", info.message);
     targets_after(rs, after64, b);
     assert_int_equal(pn_targets_validate(prob, b, &info), PN_OK);
@@ -507,7 +507,7 @@ static void test_refinements(void **state)
                "\"refinements\":[{\"context\":\" w( 1 , 2 ) \"}]}");
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     const pn_rule *up = &rs->rules[0], *low = &rs->rules[1];
     assert_int_equal(up->num_refinements, 1);
@@ -588,7 +588,7 @@ static void test_lambda_p(void **state)
                                "\"targets\":{\"0\":1}}]}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_parse("rules.json", good, strlen(good), &rs, &info), PN_OK);
+    assert_int_equal(pn_rule_set_parse("rules.json", good, strlen(good), &rs, &info), PN_OK);
     assert_true(rs->lambda_p == 3e-5);
     pn_rule_set_free(rs);
     rs = read_ok("small.json");
@@ -638,7 +638,7 @@ static void test_smoothing_bounds(void **state)
                "\"contexts\":{\"(60,48)\":{\"count\":1e12,\"targets\":{\"52\":1}}}}]}");
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     const pn_rule *r = &rs->rules[0];
     double b[8];
@@ -667,7 +667,7 @@ static void test_byte_order_mark(void **state)
     snprintf(marked, sizeof marked, "\xEF\xBB\xBF%s", text);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("bom.json", marked, strlen(marked), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("bom.json", marked, strlen(marked), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_int_equal(rs->num_rules, 1);
     assert_string_equal(rs->rules[0].name, "a");
@@ -681,7 +681,7 @@ static void test_byte_order_mark(void **state)
     fputs(marked, f);
     fclose(f);
     rs = NULL;
-    if (pn_rules_read(path, &rs, &info) != PN_OK)
+    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_int_equal(rs->num_rules, 1);
     pn_rule_set_free(rs);
@@ -696,10 +696,10 @@ static void test_read_limits(void **state)
     (void)state;
     pn_rule_set *rs = (pn_rule_set *)&rs;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_read("/dev/zero", &rs, &info), PN_ERR_PARSE);
+    assert_int_equal(pn_rule_set_read("/dev/zero", &rs, &info), PN_ERR_PARSE);
     assert_null(rs);
     assert_string_equal(info.message, "/dev/zero: larger than the limit of 64 MiB");
-    assert_int_equal(pn_rules_read(".", &rs, &info), PN_ERR_IO);
+    assert_int_equal(pn_rule_set_read(".", &rs, &info), PN_ERR_IO);
     assert_string_equal(info.message, ".: is a directory");
 }
 
@@ -716,7 +716,7 @@ static void test_context_smoothing_edges(void **state)
                "\"1\":{\"count\":0,\"targets\":{\"50\":1}}}}");
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     const pn_rule *r = &rs->rules[0];
     double b[8];
@@ -729,7 +729,7 @@ static void test_context_smoothing_edges(void **state)
     pn_rule_set_free(rs);
     with_rules(text, sizeof text,
                "{\"name\":\"a\",\"feature\":\"w(2)\",\"context\":\"w(2)\",\"targets\":{\"48\":1}}");
-    if (pn_rules_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     assert_true(rs->rules[0].context->smoothing == PN_RULES_DEFAULT_SMOOTHING);
     assert_int_equal(rs->rules[0].context->num_rows, 0);
@@ -786,9 +786,9 @@ static void test_targets_optional(void **state)
                "{\"name\":\"b\",\"feature\":\"mod12(w(1))\",\"targets\":{\"0\":1}}");
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_rules_parse("rules.json", text, strlen(text), &rs, &info), PN_ERR_PARSE);
+    assert_int_equal(pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info), PN_ERR_PARSE);
     assert_non_null(strstr(info.message, "rules[0]: missing field \"targets\""));
-    if (pn_rules_parse_ex("rules.json", text, strlen(text), PN_RULES_TARGETS_OPTIONAL, &rs,
+    if (pn_rule_set_parse_ex("rules.json", text, strlen(text), PN_RULES_TARGETS_OPTIONAL, &rs,
                           &info) != PN_OK)
         fail_msg("%s", info.message);
     const int32_t m = pn_feature_table_size(rs->rules[0].table);

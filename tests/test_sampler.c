@@ -313,8 +313,8 @@ static void hand_problem_make(hand_problem *h)
     assert_non_null(h->group_of);
     if (pn_group_of_compute(h->prob, ts_cell_source, &h->assign, h->group_of, &info) != PN_OK)
         fail_msg("pn_group_of_compute: %s", info.message);
-    if (pn_group_index_build(h->group_of, n, HG, &h->index, &info) != PN_OK)
-        fail_msg("pn_group_index_build: %s", info.message);
+    if (pn_group_index_create(h->group_of, n, HG, &h->index, &info) != PN_OK)
+        fail_msg("pn_group_index_create: %s", info.message);
 }
 
 static void hand_problem_free(hand_problem *h)
@@ -381,7 +381,7 @@ static void test_group_index(void **state)
         group_of[x] = 2 * (int32_t)(G / 2 * pow(ts_uniform(&rng), 2.0));
     pn_group_index *index = NULL;
     pn_error_info info;
-    assert_int_equal(pn_group_index_build(group_of, N, G, &index, &info), PN_OK);
+    assert_int_equal(pn_group_index_create(group_of, N, G, &index, &info), PN_OK);
     check_partition(index, group_of, N);
     int empty = 0;
     for (int64_t k = 0; k < G; ++k) {
@@ -407,7 +407,7 @@ static void test_group_index(void **state)
 
     group_of[17] = G;
     pn_group_index *bad = NULL;
-    assert_int_equal(pn_group_index_build(group_of, N, G, &bad, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_group_index_create(group_of, N, G, &bad, &info), PN_ERR_INVALID);
     assert_null(bad);
     free(group_of);
 }
@@ -442,7 +442,7 @@ static void test_group_map_random(void **state)
             fail_msg("pn_group_of_compute: %s", info.message);
         check_group_map(prob, &a, group_of);
         pn_group_index *index = NULL;
-        assert_int_equal(pn_group_index_build(group_of, n, prob->num_groups, &index, &info), PN_OK);
+        assert_int_equal(pn_group_index_create(group_of, n, prob->num_groups, &index, &info), PN_OK);
         check_partition(index, group_of, n);
         for (int64_t k = 0; k < prob->num_groups; ++k)
             assert_int_equal(pn_group_index_size(index, k), prob->group_size[k]);
@@ -505,7 +505,7 @@ static void test_group_map_artificial(void **state)
                              prob->rule_start[r] + c->cells[r][x]);
     pn_group_index *index = NULL;
     assert_int_equal(
-        pn_group_index_build(group_of, PN_GEN_ARTIFICIAL_N, prob->num_groups, &index, &info),
+        pn_group_index_create(group_of, PN_GEN_ARTIFICIAL_N, prob->num_groups, &index, &info),
         PN_OK);
     check_partition(index, group_of, PN_GEN_ARTIFICIAL_N);
 
@@ -635,7 +635,7 @@ static void test_conditional(void **state)
     pn_error_info info;
     assert_int_equal(pn_group_of_compute(prob, ts_cell_source, &a, group_of, &info), PN_OK);
     pn_group_index *index = NULL;
-    assert_int_equal(pn_group_index_build(group_of, n, G, &index, &info), PN_OK);
+    assert_int_equal(pn_group_index_create(group_of, n, G, &index, &info), PN_OK);
 
     /* label = the cell of rule 0 (like the soprano); one extra label unused */
     const int32_t L = sizes[0] + 1;

@@ -29,7 +29,7 @@ static pn_style_acc *new_acc(const pn_style_grams *training, int collect)
     o.collect_grams = collect;
     pn_style_acc *acc = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_style_acc_new(&o, &acc, &info), PN_OK);
+    assert_int_equal(pn_style_acc_create(&o, &acc, &info), PN_OK);
     assert_non_null(acc);
     return acc;
 }
@@ -610,7 +610,7 @@ static void test_corpus_and_errors(void **state)
     assert_non_null(strstr(info.message, "before the first piece"));
     pn_style_acc_free(fresh);
     pn_style_acc_free(acc);
-    assert_int_equal(pn_style_acc_new(NULL, NULL, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_style_acc_create(NULL, NULL, &info), PN_ERR_INVALID);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -620,7 +620,7 @@ static pn_style_file *sample_file(void)
 {
     pn_style_file *f = NULL;
     pn_error_info info = {PN_OK, ""};
-    assert_int_equal(pn_style_file_new(&f, &info), PN_OK);
+    assert_int_equal(pn_style_file_create(&f, &info), PN_OK);
     pn_style_grams g = {0, NULL};
     pn_style_acc *acc = new_acc(NULL, 1);
     pn_style_begin_piece(acc, C_MAJOR);

@@ -349,6 +349,6 @@ done:
     pnl_engine_free(a.engine);
     pnl_synth_free(a.synth);
     pnl_capture_free(a.capture);
-    pnh_ring_destroy(&a.to_main);
+    pnh_ring_free(&a.to_main);
     return rc;
 }

@@ -164,11 +164,11 @@ void pnl_engine_free(pnl_engine *e)
         pnh_deactivate(e->host);
         pnh_free(e->host);
     }
-    pnh_ring_destroy(&e->control);
-    pnh_ring_destroy(&e->midi_in);
-    pnh_ring_destroy(&e->midi_out);
-    pnh_ring_destroy(&e->capture);
-    pnh_ring_destroy(&e->selection);
+    pnh_ring_free(&e->control);
+    pnh_ring_free(&e->midi_in);
+    pnh_ring_free(&e->midi_out);
+    pnh_ring_free(&e->capture);
+    pnh_ring_free(&e->selection);
     free(e->control_value);
     free(e);
 }

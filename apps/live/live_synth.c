@@ -277,7 +277,7 @@ pn_error pnl_synth_create(const pnl_synth_settings *s, pnl_synth **out, pn_error
     if (!synth->audio[0] || !synth->audio[1] || !pnh_ring_init(&synth->events, EVENT_RING)) {
         free(synth->audio[0]);
         free(synth->audio[1]);
-        pnh_ring_destroy(&synth->events);
+        pnh_ring_free(&synth->events);
         free(synth);
         return pn_fail(info, PN_ERR_NOMEM, "synth: out of memory");
     }
@@ -312,7 +312,7 @@ void pnl_synth_free(pnl_synth *synth)
         delete_fluid_synth(synth->synth);
     if (synth->settings)
         delete_fluid_settings(synth->settings);
-    pnh_ring_destroy(&synth->events);
+    pnh_ring_free(&synth->events);
     free(synth->audio[0]);
     free(synth->audio[1]);
     free(synth);

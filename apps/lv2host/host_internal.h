@@ -24,7 +24,7 @@ typedef struct pnh_urid_table {
 } pnh_urid_table;
 
 int pnh_urid_init(pnh_urid_table *t);
-void pnh_urid_destroy(pnh_urid_table *t);
+void pnh_urid_free(pnh_urid_table *t);
 LV2_URID pnh_urid_map(LV2_URID_Map_Handle handle, const char *uri);
 const char *pnh_urid_unmap(LV2_URID_Unmap_Handle handle, LV2_URID urid);
 
@@ -40,7 +40,7 @@ typedef struct pnh_log {
 } pnh_log;
 
 void pnh_log_init(pnh_log *log, LV2_URID_Map *map, int to_stderr);
-void pnh_log_destroy(pnh_log *log);
+void pnh_log_free(pnh_log *log);
 int pnh_log_vprintf(LV2_Log_Handle handle, LV2_URID type, const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 0)))
@@ -168,7 +168,7 @@ void pnh_worker_stop(pnh_host *h);
 /* Delivers the responses still queued (after pnh_worker_stop), so that
  * whatever they carry reaches the plugin before cleanup. */
 void pnh_worker_drain(pnh_host *h);
-void pnh_worker_destroy(pnh_host *h);
+void pnh_worker_free(pnh_host *h);
 LV2_Worker_Status pnh_worker_schedule(LV2_Worker_Schedule_Handle handle, uint32_t size,
                                       const void *data);
 /* Delivers the queued responses, then calls end_run (audio thread). */

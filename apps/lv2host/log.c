@@ -19,7 +19,7 @@ void pnh_log_init(pnh_log *log, LV2_URID_Map *map, int to_stderr)
     log->trace = map->map(map->handle, LV2_LOG__Trace);
 }
 
-void pnh_log_destroy(pnh_log *log)
+void pnh_log_free(pnh_log *log)
 {
     pthread_mutex_destroy(&log->lock);
 }

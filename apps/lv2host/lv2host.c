@@ -399,7 +399,7 @@ void pnh_free(pnh_host *h)
             lilv_instance_deactivate(h->instance);
         lilv_instance_free(h->instance);
     }
-    pnh_worker_destroy(h);
+    pnh_worker_free(h);
     for (uint32_t i = 0; h->ports && i < h->num_ports; ++i) {
         free(h->ports[i].symbol);
         free(h->ports[i].buf);
@@ -408,8 +408,8 @@ void pnh_free(pnh_host *h)
     if (h->world)
         lilv_world_free(h->world);
     pnh_state_cleanup(h);
-    pnh_log_destroy(&h->log);
-    pnh_urid_destroy(&h->urids);
+    pnh_log_free(&h->log);
+    pnh_urid_free(&h->urids);
     free(h->queue_buf);
     free(h->plugin_uri);
     free(h->bundle_dir);

@@ -21,7 +21,7 @@ int pnh_ring_init(pnh_ring *r, size_t capacity)
     return 1;
 }
 
-void pnh_ring_destroy(pnh_ring *r)
+void pnh_ring_free(pnh_ring *r)
 {
     free(r->buf);
     r->buf = NULL;

@@ -17,7 +17,7 @@ typedef struct pnh_ring {
 
 /* Capacity is rounded up to a power of two. Returns 0 on no memory. */
 int pnh_ring_init(pnh_ring *r, size_t capacity);
-void pnh_ring_destroy(pnh_ring *r);
+void pnh_ring_free(pnh_ring *r);
 
 /* Writes one message of size bytes; returns 0 (and writes nothing) if it
  * does not fit. */

@@ -13,7 +13,7 @@ int pnh_urid_init(pnh_urid_table *t)
     return pthread_mutex_init(&t->lock, NULL) == 0;
 }
 
-void pnh_urid_destroy(pnh_urid_table *t)
+void pnh_urid_free(pnh_urid_table *t)
 {
     for (size_t i = 0; i < t->count; ++i)
         free(t->uris[i]);

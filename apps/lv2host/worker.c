@@ -157,15 +157,15 @@ void pnh_worker_drain(pnh_host *h)
         deliver(h, size, w->resp_scratch);
 }
 
-void pnh_worker_destroy(pnh_host *h)
+void pnh_worker_free(pnh_host *h)
 {
     pnh_worker *w = &h->worker;
     pnh_worker_stop(h);
     if (w->sem_ready)
         sem_destroy(&w->wake);
     w->sem_ready = 0;
-    pnh_ring_destroy(&w->requests);
-    pnh_ring_destroy(&w->responses);
+    pnh_ring_free(&w->requests);
+    pnh_ring_free(&w->responses);
     free(w->scratch);
     free(w->resp_scratch);
     w->scratch = w->resp_scratch = NULL;

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 
     pn_error_info info;
     pn_midi_writer *w = NULL;
-    if (pn_midi_writer_new(&s, &w, &info) != PN_OK) {
+    if (pn_midi_writer_create(&s, &w, &info) != PN_OK) {
         fprintf(stderr, "pn-midi-demo: %s\n", info.message);
         return 1;
     }

@@ -36,7 +36,7 @@ void pn_midi_writer_settings_default(pn_midi_writer_settings *s)
     s->tie_repeats = 0;
 }
 
-pn_error pn_midi_writer_new(const pn_midi_writer_settings *s, pn_midi_writer **out,
+pn_error pn_midi_writer_create(const pn_midi_writer_settings *s, pn_midi_writer **out,
                             pn_error_info *info)
 {
     if (!out)

@@ -45,7 +45,7 @@ typedef struct pn_midi_writer pn_midi_writer;
 void pn_midi_writer_settings_default(pn_midi_writer_settings *s);
 
 /* Creates a writer; s may be NULL for the defaults. */
-pn_error pn_midi_writer_new(const pn_midi_writer_settings *s, pn_midi_writer **out,
+pn_error pn_midi_writer_create(const pn_midi_writer_settings *s, pn_midi_writer **out,
                             pn_error_info *info);
 void pn_midi_writer_free(pn_midi_writer *w);
 

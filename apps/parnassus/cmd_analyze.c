@@ -468,7 +468,7 @@ static int run(analyze_request *req, pn_rule_set *rs)
     pn_problem *prob = NULL;
     int32_t *group_of = malloc((size_t)n * sizeof *group_of);
     pn_error_info err = {0};
-    pn_error code = group_of ? pn_rules_build_problem(rs, &prob, group_of, &err)
+    pn_error code = group_of ? pn_rule_set_build_problem(rs, &prob, group_of, &err)
                              : pn_fail(&err, PN_ERR_NOMEM, "out of memory");
     if (code != PN_OK) {
         fprintf(stderr, "parnassus analyze: %s: %s\n", req->rules_file, err.message);

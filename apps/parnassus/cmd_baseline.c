@@ -220,7 +220,7 @@ static int run(const baseline_request *req)
     ws.division = TICKS_PER_QUARTER;
     ws.tempo_bpm = req->bpm;
     ws.tie_repeats = 1;
-    if (pn_midi_writer_new(&ws, &writer, &info) != PN_OK) {
+    if (pn_midi_writer_create(&ws, &writer, &info) != PN_OK) {
         fprintf(stderr, "parnassus %s: %s\n", command, info.message);
         rc = status_of(info.code);
         goto done;

@@ -230,7 +230,7 @@ static int save_statistics(const evaluate_request *req, const pn_style_stats *st
         default_name(req->save, name, sizeof name);
     describe_inputs(req, src, description, sizeof description);
     int rc = PN_EXIT_FAILURE;
-    if (pn_style_file_new(&f, &info) != PN_OK ||
+    if (pn_style_file_create(&f, &info) != PN_OK ||
         pn_style_file_set(&f->name, name, &info) != PN_OK ||
         pn_style_file_set(&f->description, description, &info) != PN_OK ||
         pn_style_file_set(&f->mode, req->mode_text, &info) != PN_OK) {
@@ -307,7 +307,7 @@ static int run(const evaluate_request *req)
     pn_style_options so;
     pn_style_options_default(&so);
     so.training = training;
-    if (pn_style_acc_new(&so, &acc, &info) != PN_OK) {
+    if (pn_style_acc_create(&so, &acc, &info) != PN_OK) {
         rc = report_error(&info);
         goto done;
     }

@@ -221,8 +221,8 @@ static int status_of(pn_error code)
 static pn_error read_features(const learn_request *req, pn_rule_set **rs, pn_error_info *err)
 {
     if (req->features)
-        return pn_rules_read_ex(req->features, PN_RULES_TARGETS_OPTIONAL, rs, err);
-    return pn_rules_parse_ex(PN_DEFAULT_FEATURES_NAME, pn_default_features_json,
+        return pn_rule_set_read_ex(req->features, PN_RULES_TARGETS_OPTIONAL, rs, err);
+    return pn_rule_set_parse_ex(PN_DEFAULT_FEATURES_NAME, pn_default_features_json,
                              strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs, err);
 }
 
@@ -312,7 +312,7 @@ static int check_added(const learn_request *req, const pn_rule_set *features)
 {
     pn_error_info err = {PN_OK, ""};
     pn_rule_set *added = NULL;
-    pn_error code = pn_rules_read(req->add, &added, &err);
+    pn_error code = pn_rule_set_read(req->add, &added, &err);
     if (code != PN_OK) {
         fprintf(stderr, "parnassus learn: %s\n", err.message);
         return status_of(code);
@@ -368,7 +368,7 @@ static int load_features(const learn_request *req, pn_rule_set **rs)
         fprintf(stderr, "parnassus learn: out of memory\n");
         return PN_EXIT_FAILURE;
     }
-    code = pn_rules_parse_ex(req->features ? req->features : PN_DEFAULT_FEATURES_NAME, text,
+    code = pn_rule_set_parse_ex(req->features ? req->features : PN_DEFAULT_FEATURES_NAME, text,
                              strlen(text), PN_RULES_TARGETS_OPTIONAL, rs, &err);
     free(text);
     if (code != PN_OK) {
@@ -445,7 +445,7 @@ static int write_rules(const pn_rule_set *rs, const char *path)
 {
     pn_error_info err = {PN_OK, ""};
     if (strcmp(path, "-") == 0) {
-        if (pn_rules_write(rs, stdout, "standard output", &err) != PN_OK) {
+        if (pn_rule_set_write(rs, stdout, "standard output", &err) != PN_OK) {
             fprintf(stderr, "parnassus learn: %s\n", err.message);
             return -1;
         }
@@ -456,7 +456,7 @@ static int write_rules(const pn_rule_set *rs, const char *path)
         fprintf(stderr, "parnassus learn: %s: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
-    pn_error code = pn_rules_write(rs, f, path, &err);
+    pn_error code = pn_rule_set_write(rs, f, path, &err);
     if (fclose(f) != 0 && code == PN_OK)
         code = pn_fail(&err, PN_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     if (code != PN_OK) {

@@ -219,7 +219,7 @@ static int run(const sample_request *req, pn_cli_progress *progress)
     ws.division = TICKS_PER_QUARTER;
     ws.tempo_bpm = req->bpm;
     ws.tie_repeats = req->ties;
-    if (pn_midi_writer_new(&ws, &writer, &info) != PN_OK) {
+    if (pn_midi_writer_create(&ws, &writer, &info) != PN_OK) {
         fprintf(stderr, "parnassus sample: %s\n", info.message);
         goto done;
     }

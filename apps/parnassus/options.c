@@ -295,10 +295,10 @@ int pn_cli_is_rule_set(const char *file)
 int pn_cli_load_rules(const char *command, const char *file, int64_t max_memory, pn_rule_set **out)
 {
     pn_error_info err = {0};
-    pn_rules_options opts;
-    pn_rules_options_default(&opts);
+    pn_rule_set_options opts;
+    pn_rule_set_options_default(&opts);
     opts.max_memory = max_memory;
-    if (pn_rules_read_opt(file, &opts, out, &err) == PN_OK)
+    if (pn_rule_set_read_opt(file, &opts, out, &err) == PN_OK)
         return PN_EXIT_OK;
     return pn_cli_engine_error(command, NULL, &err);
 }
@@ -373,9 +373,9 @@ int pn_cli_load_problem(const char *command, const char *file, const char *conte
         out->has_context = 1;
     }
     pn_error_info err = {0};
-    pn_error code = pn_rules_build_problem(out->rules, &out->prob, NULL, &err);
+    pn_error code = pn_rule_set_build_problem(out->rules, &out->prob, NULL, &err);
     if (code == PN_OK && out->has_context)
-        code = pn_rules_targets(out->rules, out->context, out->prob->target, &err);
+        code = pn_rule_set_targets(out->rules, out->context, out->prob->target, &err);
     if (code != PN_OK) {
         pn_cli_problem_free(out);
         return pn_cli_engine_error(command, file, &err);

@@ -132,7 +132,7 @@ int pn_cli_is_rule_set(const char *file);
 /* Reads FILE (an instance file or a rule set) for `command`. context_text
  * is the value of --context or NULL: for a rule set its pitches must match
  * the set's voices and ranges, and the targets become those of
- * pn_rules_targets() for that previous sonority (without it: the first-step
+ * pn_rule_set_targets() for that previous sonority (without it: the first-step
  * back-off targets); for an instance file it is a usage error. On failure
  * prints the reason (naming the file) and returns PN_EXIT_USAGE for bad
  * input or PN_EXIT_FAILURE; *out is then empty. */

@@ -280,7 +280,7 @@ pn_error pn_cli_style_training(const char *path, pn_cli_mode_filter mode, pn_sty
     pn_style_options_default(&so);
     so.collect_grams = 1;
     pn_style_acc *acc = NULL;
-    if ((err = pn_style_acc_new(&so, &acc, info)) == PN_OK &&
+    if ((err = pn_style_acc_create(&so, &acc, info)) == PN_OK &&
         (err = pn_style_add_corpus(acc, c, info)) == PN_OK)
         err = pn_style_acc_grams(acc, out, info);
     if (err == PN_OK)

@@ -159,7 +159,7 @@ static pn_error run_point(const pn_sweep_request *req, pn_sweep_point *pt, run_b
 {
     const int K = req->rules->num_rules;
     pn_style_acc *acc = NULL;
-    pn_error err = pn_style_acc_new(NULL, &acc, info);
+    pn_error err = pn_style_acc_create(NULL, &acc, info);
     if (err != PN_OK)
         return err;
     memset(b->kept_hist, 0, (size_t)(K + 1) * sizeof *b->kept_hist);

@@ -19,7 +19,7 @@ extern "C" {
 /* Optional: a faster way to sum a value per row over a raw input's rows
  * than reading its group's rows, for problems whose groups are the raw
  * inputs themselves (num_groups == n and group k is input k; the builder
- * that knows the structure sets it, e.g. pn_rules_build_problem). run()
+ * that knows the structure sets it, e.g. pn_rule_set_build_problem). run()
  * sums over the rules r with kept[r] != 0 the values v[row_r(x) * nv + c]
  * (c < nv, 1 or 2) of the inputs x = first .. first + count - 1, in order:
  * the i-th input summed is x = first + at[i] with its sums in

@@ -5,7 +5,7 @@
  * a target distribution over the feature's values, given by value text
  * ("4", "R", "(-7,R)"). Values never listed get target 0. Parsing builds
  * every feature's value table, so a rule's target is a vector over the
- * table's cells; pn_rules_build_problem() turns the set into a de-overlapped
+ * table's cells; pn_rule_set_build_problem() turns the set into a de-overlapped
  * pn_problem.
  *
  * A rule may be conditioned on the previous sonority through a context
@@ -13,7 +13,7 @@
  * distribution over the feature's values at x_t, with an observation count
  * that sets how much it is smoothed toward the rule's unconditional
  * ("back-off") targets. Only the targets depend on the context, never the
- * partition, so a set is de-overlapped once and pn_rules_targets() gives
+ * partition, so a set is de-overlapped once and pn_rule_set_targets() gives
  * the target vector b for each step.
  *
  * Every problem found in a file is reported as PN_ERR_PARSE with a message
@@ -41,7 +41,7 @@ extern "C" {
 /* Tolerance on the sum of a rule's target probabilities. */
 #define PN_RULES_SUM_TOLERANCE 1e-6
 
-/* Largest raw space pn_rules_build_problem() de-overlaps: 2^28 sonorities
+/* Largest raw space pn_rule_set_build_problem() de-overlaps: 2^28 sonorities
  * (the default 4-voice space has 55^4 = 9,150,625). */
 #define PN_RULES_MAX_SPACE ((int64_t)1 << 28)
 
@@ -139,14 +139,14 @@ typedef struct pn_rule_set {
     pn_rule *rules;
     int32_t num_constraints; /* >= 0 */
     pn_constraint *constraints;
-    /* The memory limit the set was read under (pn_rules_options), which
-     * pn_rules_build_problem() keeps to, and the bytes its value tables
+    /* The memory limit the set was read under (pn_rule_set_options), which
+     * pn_rule_set_build_problem() keeps to, and the bytes its value tables
      * hold. */
     int64_t max_memory;
     int64_t table_bytes;
 } pn_rule_set;
 
-/* Flags for pn_rules_parse_ex() / pn_rules_read_ex(). */
+/* Flags for pn_rule_set_parse_ex() / pn_rule_set_read_ex(). */
 enum {
     /* A "feature file": rules may leave out "targets" (and "contexts");
      * their targets are then uniform over the feature's values and they
@@ -158,30 +158,30 @@ enum {
  * de-overlapping and realizing it may take. Reading refuses a rule whose
  * value table, or whose cells in the solver, would go over it
  * (PN_ERR_LIMIT), before allocating them. */
-typedef struct pn_rules_options {
+typedef struct pn_rule_set_options {
     unsigned flags;
     int64_t max_memory; /* bytes, in [1, PN_MAX_MEMORY_LIMIT] (PN_DEFAULT_MAX_MEMORY) */
-} pn_rules_options;
+} pn_rule_set_options;
 
-void pn_rules_options_default(pn_rules_options *opts);
+void pn_rule_set_options_default(pn_rule_set_options *opts);
 
-pn_error pn_rules_parse_opt(const char *name, const char *text, size_t len,
-                            const pn_rules_options *opts, pn_rule_set **out, pn_error_info *info);
-pn_error pn_rules_read_opt(const char *path, const pn_rules_options *opts, pn_rule_set **out,
+pn_error pn_rule_set_parse_opt(const char *name, const char *text, size_t len,
+                            const pn_rule_set_options *opts, pn_rule_set **out, pn_error_info *info);
+pn_error pn_rule_set_read_opt(const char *path, const pn_rule_set_options *opts, pn_rule_set **out,
                            pn_error_info *info);
 
 /* Parses a rule set from len bytes of JSON text; name is used in messages
  * (usually the file name). On failure *out is NULL. */
-pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
+pn_error pn_rule_set_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
                         pn_error_info *info);
 
 /* Reads and parses the file at path (PN_ERR_IO if it cannot be opened). */
-pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info);
+pn_error pn_rule_set_read(const char *path, pn_rule_set **out, pn_error_info *info);
 
 /* As above, with PN_RULES_* flags. */
-pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
+pn_error pn_rule_set_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
                            pn_rule_set **out, pn_error_info *info);
-pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out,
+pn_error pn_rule_set_read_ex(const char *path, unsigned flags, pn_rule_set **out,
                           pn_error_info *info);
 
 void pn_rule_set_free(pn_rule_set *rs);
@@ -191,18 +191,18 @@ void pn_rule_set_free(pn_rule_set *rs);
  * pn_deoverlap_map() over the feature tables. group_of, if not NULL,
  * receives each sonority's group (n entries). PN_ERR_INVALID when the space
  * has more than PN_RULES_MAX_SPACE sonorities or the rows do not fit. */
-pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
+pn_error pn_rule_set_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
                                 pn_error_info *info);
 
-/* What pn_rules_build_problem() checks first: its value tables, the
+/* What pn_rule_set_build_problem() checks first: its value tables, the
  * de-overlap's peak and (with_group_of) the caller's n-entry group map fit
  * the set's memory limit; PN_ERR_LIMIT naming the set otherwise. */
-pn_error pn_rules_check_build(const pn_rule_set *rs, int with_group_of, pn_error_info *info);
+pn_error pn_rule_set_check_build(const pn_rule_set *rs, int with_group_of, pn_error_info *info);
 
-/* Writes rs as a "parnassus-rules/1" file that pn_rules_parse() reads back
+/* Writes rs as a "parnassus-rules/1" file that pn_rule_set_parse() reads back
  * as the same set (targets with 17 significant digits; only nonzero ones
  * are written). `name` is used in messages. PN_ERR_IO when writing fails. */
-pn_error pn_rules_write(const pn_rule_set *rs, FILE *out, const char *name, pn_error_info *info);
+pn_error pn_rule_set_write(const pn_rule_set *rs, FILE *out, const char *name, pn_error_info *info);
 
 /* m: the total number of cells (rows of A) of the set's rules. */
 int32_t pn_rule_set_num_rows(const pn_rule_set *rs);
@@ -217,14 +217,14 @@ int pn_rule_set_has_context(const pn_rule_set *rs);
  * its back-off targets when that context is not listed or previous is NULL.
  * Allocation-free. PN_ERR_INVALID when a pitch of previous is outside the
  * space. */
-pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
+pn_error pn_rule_set_targets(const pn_rule_set *rs, const int *previous, double *b,
                           pn_error_info *info);
 
 /* 1 when the move from `previous` to `pitches` (num_voices pitches each,
  * negative = rest) keeps every constraint of the set; also when previous is
  * NULL (the first step) or the set has none. Allocation-free, constant
  * time: safe on an audio thread. */
-int pn_rules_allows(const pn_rule_set *rs, const int *previous, const int *pitches);
+int pn_rule_set_allows(const pn_rule_set *rs, const int *previous, const int *pitches);
 
 /* The same for one constraint. */
 int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *pitches);
@@ -235,7 +235,7 @@ const char *pn_constraint_kind_name(pn_constraint_kind kind);
 /* The smoothed distribution of rule r (m_r entries) for psi cell
  * `context_cell` of its first context level, or its back-off targets when
  * context_cell < 0, the rule has no context or the cell is not listed.
- * Refinements are not applied (pn_rules_targets applies them).
+ * Refinements are not applied (pn_rule_set_targets applies them).
  * Allocation-free. */
 void pn_rule_targets_for_cell(const pn_rule *rule, int32_t context_cell, double *out);
 

@@ -243,7 +243,7 @@ void pn_style_options_default(pn_style_options *o);
 typedef struct pn_style_acc pn_style_acc;
 
 /* o may be NULL for the defaults; the training set must outlive acc. */
-pn_error pn_style_acc_new(const pn_style_options *o, pn_style_acc **out, pn_error_info *info);
+pn_error pn_style_acc_create(const pn_style_options *o, pn_style_acc **out, pn_error_info *info);
 void pn_style_acc_free(pn_style_acc *acc);
 
 /* Starts a piece in the given key (the tonal profile counts pitch classes
@@ -288,7 +288,7 @@ typedef struct pn_style_file {
 } pn_style_file;
 
 /* A new, empty file (every count 0, no strings, no training set). */
-pn_error pn_style_file_new(pn_style_file **out, pn_error_info *info);
+pn_error pn_style_file_create(pn_style_file **out, pn_error_info *info);
 
 /* Sets one of the strings of f (a copy; NULL clears it). */
 pn_error pn_style_file_set(char **field, const char *value, pn_error_info *info);

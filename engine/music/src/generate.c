@@ -115,7 +115,7 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
     /* A context step starts from the current solution only: the pool of
      * other known selections would cost a full solve each, every step. */
     gen->stepping.warm_pool = 0;
-    pn_error err = pn_rules_check_build(rs, 1, info);
+    pn_error err = pn_rule_set_check_build(rs, 1, info);
     if (err != PN_OK)
         goto fail;
     gen->group_of = malloc((size_t)n * sizeof *gen->group_of);
@@ -124,18 +124,18 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
         err = pn_fail(info, PN_ERR_NOMEM, "pn_generator_create: out of memory");
         goto fail;
     }
-    if ((err = pn_rules_build_problem(rs, &gen->prob, gen->group_of, info)) != PN_OK)
+    if ((err = pn_rule_set_build_problem(rs, &gen->prob, gen->group_of, info)) != PN_OK)
         goto fail;
     if ((err = check_memory(gen, rs, &s, info)) != PN_OK)
         goto fail;
-    if ((err = pn_group_index_build(gen->group_of, n, gen->prob->num_groups, &gen->index, info)) !=
+    if ((err = pn_group_index_create(gen->group_of, n, gen->prob->num_groups, &gen->index, info)) !=
         PN_OK)
         goto fail;
     if ((err = pn_solver_create(gen->prob, &s, &gen->solver, info)) != PN_OK)
         goto fail;
     if ((err = pn_sampler_create(gen->prob, gen->index, &gen->sampler, info)) != PN_OK)
         goto fail;
-    if ((err = pn_rules_targets(rs, NULL, gen->target, info)) != PN_OK)
+    if ((err = pn_rule_set_targets(rs, NULL, gen->target, info)) != PN_OK)
         goto fail;
     if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
         goto fail;
@@ -175,7 +175,7 @@ static void set_previous(pn_generator *gen, const int *previous)
 
 pn_error pn_generator_advance(pn_generator *gen, const int *previous, pn_error_info *info)
 {
-    pn_error err = pn_rules_targets(gen->rules, previous, gen->target, info);
+    pn_error err = pn_rule_set_targets(gen->rules, previous, gen->target, info);
     if (err != PN_OK)
         return err;
     set_previous(gen, previous);
@@ -203,7 +203,7 @@ pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alp
     } else if ((err = use_settings(gen, 1, info)) != PN_OK) {
         return err;
     }
-    if ((err = pn_rules_targets(gen->rules, previous, gen->target, info)) != PN_OK)
+    if ((err = pn_rule_set_targets(gen->rules, previous, gen->target, info)) != PN_OK)
         return err;
     set_previous(gen, previous);
     if ((err = pn_solver_update_targets(gen->solver, gen->target, info)) != PN_OK)
@@ -215,7 +215,7 @@ pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alp
  * constraints. */
 static int allowed(const pn_generator *gen, const int *pitches)
 {
-    return pn_rules_allows(gen->rules, gen->has_previous ? gen->previous : NULL, pitches);
+    return pn_rule_set_allows(gen->rules, gen->has_previous ? gen->previous : NULL, pitches);
 }
 
 int64_t pn_generator_draw(pn_generator *gen, pn_rng *rng, int *pitches)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-pn_error pn_group_index_build(const int32_t *group_of, int64_t n, int64_t num_groups,
+pn_error pn_group_index_create(const int32_t *group_of, int64_t n, int64_t num_groups,
                               pn_group_index **out, pn_error_info *info)
 {
     *out = NULL;

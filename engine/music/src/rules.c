@@ -205,13 +205,13 @@ static pn_error parse_root(const pn_rr *rd, json_t *root, const json_error_t *je
     return err;
 }
 
-void pn_rules_options_default(pn_rules_options *opts)
+void pn_rule_set_options_default(pn_rule_set_options *opts)
 {
     opts->flags = 0;
     opts->max_memory = PN_DEFAULT_MAX_MEMORY;
 }
 
-static pn_error check_options(const pn_rules_options *opts, pn_error_info *info)
+static pn_error check_options(const pn_rule_set_options *opts, pn_error_info *info)
 {
     if (opts->max_memory < 1 || opts->max_memory > PN_MAX_MEMORY_LIMIT)
         return pn_fail(info, PN_ERR_INVALID, "memory limit %lld bytes is outside [1, %lld]",
@@ -219,11 +219,11 @@ static pn_error check_options(const pn_rules_options *opts, pn_error_info *info)
     return PN_OK;
 }
 
-pn_error pn_rules_parse_opt(const char *name, const char *text, size_t len,
-                            const pn_rules_options *opts, pn_rule_set **out, pn_error_info *info)
+pn_error pn_rule_set_parse_opt(const char *name, const char *text, size_t len,
+                            const pn_rule_set_options *opts, pn_rule_set **out, pn_error_info *info)
 {
     if (!out)
-        return pn_fail(info, PN_ERR_INVALID, "pn_rules_parse: out is NULL");
+        return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_parse: out is NULL");
     *out = NULL;
     pn_error err = check_options(opts, info);
     if (err != PN_OK)
@@ -238,29 +238,29 @@ pn_error pn_rules_parse_opt(const char *name, const char *text, size_t len,
     return parse_root(&rd, root, &je, out);
 }
 
-pn_error pn_rules_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
+pn_error pn_rule_set_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
                            pn_rule_set **out, pn_error_info *info)
 {
-    pn_rules_options opts;
-    pn_rules_options_default(&opts);
+    pn_rule_set_options opts;
+    pn_rule_set_options_default(&opts);
     opts.flags = flags;
-    return pn_rules_parse_opt(name, text, len, &opts, out, info);
+    return pn_rule_set_parse_opt(name, text, len, &opts, out, info);
 }
 
-pn_error pn_rules_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
+pn_error pn_rule_set_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
                         pn_error_info *info)
 {
-    return pn_rules_parse_ex(name, text, len, 0, out, info);
+    return pn_rule_set_parse_ex(name, text, len, 0, out, info);
 }
 
-pn_error pn_rules_read_opt(const char *path, const pn_rules_options *opts, pn_rule_set **out,
+pn_error pn_rule_set_read_opt(const char *path, const pn_rule_set_options *opts, pn_rule_set **out,
                            pn_error_info *info)
 {
     if (!out)
-        return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: out is NULL");
+        return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_read: out is NULL");
     *out = NULL;
     if (!path)
-        return pn_fail(info, PN_ERR_INVALID, "pn_rules_read: path is NULL");
+        return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_read: path is NULL");
     pn_error err = check_options(opts, info);
     if (err != PN_OK)
         return err;
@@ -268,20 +268,20 @@ pn_error pn_rules_read_opt(const char *path, const pn_rules_options *opts, pn_ru
     size_t len = 0;
     if ((err = pn_file_read(path, 0, &text, &len, info)) != PN_OK)
         return err;
-    err = pn_rules_parse_opt(path, text, len, opts, out, info);
+    err = pn_rule_set_parse_opt(path, text, len, opts, out, info);
     free(text);
     return err;
 }
 
-pn_error pn_rules_read_ex(const char *path, unsigned flags, pn_rule_set **out, pn_error_info *info)
+pn_error pn_rule_set_read_ex(const char *path, unsigned flags, pn_rule_set **out, pn_error_info *info)
 {
-    pn_rules_options opts;
-    pn_rules_options_default(&opts);
+    pn_rule_set_options opts;
+    pn_rule_set_options_default(&opts);
     opts.flags = flags;
-    return pn_rules_read_opt(path, &opts, out, info);
+    return pn_rule_set_read_opt(path, &opts, out, info);
 }
 
-pn_error pn_rules_read(const char *path, pn_rule_set **out, pn_error_info *info)
+pn_error pn_rule_set_read(const char *path, pn_rule_set **out, pn_error_info *info)
 {
-    return pn_rules_read_ex(path, 0, out, info);
+    return pn_rule_set_read_ex(path, 0, out, info);
 }

@@ -50,7 +50,7 @@ int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *
     return 1;
 }
 
-int pn_rules_allows(const pn_rule_set *rs, const int *previous, const int *pitches)
+int pn_rule_set_allows(const pn_rule_set *rs, const int *previous, const int *pitches)
 {
     if (!rs || !previous)
         return 1;

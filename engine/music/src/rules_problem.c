@@ -38,7 +38,7 @@ static pn_error attach_row_sums(pn_problem *prob, const pn_feature_set *set, pn_
     return PN_OK;
 }
 
-pn_error pn_rules_check_build(const pn_rule_set *rs, int with_group_of, pn_error_info *info)
+pn_error pn_rule_set_check_build(const pn_rule_set *rs, int with_group_of, pn_error_info *info)
 {
     const int64_t n = pn_space_size(&rs->space);
     const int32_t K = rs->num_rules;
@@ -58,14 +58,14 @@ pn_error pn_rules_check_build(const pn_rule_set *rs, int with_group_of, pn_error
                            what);
 }
 
-pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
+pn_error pn_rule_set_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
                                 pn_error_info *info)
 {
     if (!out)
-        return pn_fail(info, PN_ERR_INVALID, "pn_rules_build_problem: out is NULL");
+        return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_build_problem: out is NULL");
     *out = NULL;
     if (!rs || rs->num_rules < 1 || !rs->rules)
-        return pn_fail(info, PN_ERR_INVALID, "pn_rules_build_problem: no rule set given");
+        return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_build_problem: no rule set given");
     const int64_t n = pn_space_size(&rs->space);
     if (n < 1 || n > PN_RULES_MAX_SPACE)
         return pn_fail(info, PN_ERR_INVALID,
@@ -99,7 +99,7 @@ pn_error pn_rules_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t
     }
     if ((err = pn_feature_set_check(&set, info)) != PN_OK)
         goto done;
-    if ((err = pn_rules_check_build(rs, group_of != NULL, info)) != PN_OK)
+    if ((err = pn_rule_set_check_build(rs, group_of != NULL, info)) != PN_OK)
         goto done;
     if ((err = pn_problem_create(n, K, sizes, names, &prob, info)) != PN_OK)
         goto done;

@@ -87,7 +87,7 @@ static pn_error refine(const pn_rule_context *c, int32_t m, const int *previous,
     return PN_OK;
 }
 
-pn_error pn_rules_targets(const pn_rule_set *rs, const int *previous, double *b,
+pn_error pn_rule_set_targets(const pn_rule_set *rs, const int *previous, double *b,
                           pn_error_info *info)
 {
     double *out = b;

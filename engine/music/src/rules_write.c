@@ -1,6 +1,6 @@
 /* Rule sets: the "parnassus-rules/1" writer (docs/rule-format.md).
  *
- * The output is meant to be read by people as well as by pn_rules_parse():
+ * The output is meant to be read by people as well as by pn_rule_set_parse():
  * one rule object per few lines, long target lists wrapped, one listed
  * context per line (learned sets list thousands). Numbers are written with
  * the fewest significant digits (15, 16 or 17) that read back to the same
@@ -361,11 +361,11 @@ static void put_constraint(FILE *out, const pn_constraint *c, int last)
     fputs(last ? " }\n" : " },\n", out);
 }
 
-pn_error pn_rules_write(const pn_rule_set *rs, FILE *out, const char *name, pn_error_info *info)
+pn_error pn_rule_set_write(const pn_rule_set *rs, FILE *out, const char *name, pn_error_info *info)
 {
     writer w = {out, name ? name : "rules", rs, info};
     if (!rs || !out)
-        return pn_fail(info, PN_ERR_INVALID, "pn_rules_write: NULL argument");
+        return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_write: NULL argument");
     if (rs->num_rules < 1 || !rs->rules)
         return pn_fail(info, PN_ERR_INVALID, "%.200s: the set has no rules", w.name);
     pn_error err = check_set(&w);

@@ -52,7 +52,7 @@ void pn_style_options_default(pn_style_options *o)
     o->collect_grams = 0;
 }
 
-pn_error pn_style_acc_new(const pn_style_options *o, pn_style_acc **out, pn_error_info *info)
+pn_error pn_style_acc_create(const pn_style_options *o, pn_style_acc **out, pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "style: NULL argument");

@@ -25,7 +25,7 @@ enum {
 /* ------------------------------------------------------------------------ */
 /* The file object */
 
-pn_error pn_style_file_new(pn_style_file **out, pn_error_info *info)
+pn_error pn_style_file_create(pn_style_file **out, pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "style file: out is NULL");
