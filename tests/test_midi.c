@@ -101,8 +101,8 @@ static void write_sequence(const char *path, int tie, pn_midi_channel_mode mode,
         int p[K];
         for (int v = 0; v < K; ++v)
             p[v] = pitch_at(st, v);
-        if (pn_midi_add_sonority(w, p, duration_at(st), 90) != PN_OK)
-            fail_msg("add_sonority: %s", pn_midi_writer_error(w));
+        if (pn_midi_add_sonority(w, p, duration_at(st), 90, &info) != PN_OK)
+            fail_msg("add_sonority: %s", info.message);
     }
     assert_int_equal(pn_midi_writer_num_steps(w), STEPS);
     if (pn_midi_write(w, path, &info) != PN_OK)
@@ -260,7 +260,7 @@ static void test_fewer_voices(void **state)
     pn_error_info info;
     assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_OK);
     int p[2] = {60, 48};
-    assert_int_equal(pn_midi_add_sonority(w, p, 480, 64), PN_OK);
+    assert_int_equal(pn_midi_add_sonority(w, p, 480, 64, &info), PN_OK);
     assert_int_equal(pn_midi_write(w, path, &info), PN_OK);
     pn_midi_writer_free(w);
 
@@ -295,7 +295,7 @@ static void test_no_notes(void **state)
     pn_error_info info;
     assert_int_equal(pn_midi_writer_create(NULL, &w, &info), PN_OK);
     int rest[4] = {-1, -1, -1, -1};
-    assert_int_equal(pn_midi_add_sonority(w, rest, 480, 64), PN_OK);
+    assert_int_equal(pn_midi_add_sonority(w, rest, 480, 64, &info), PN_OK);
     assert_int_equal(pn_midi_write(w, path, &info), PN_OK);
     pn_midi_writer_free(w);
     int *steps = NULL, n = 0;
@@ -471,13 +471,13 @@ static void test_writer_rejects(void **state)
     assert_int_equal(pn_midi_writer_create(NULL, &w, &info), PN_OK);
     int bad_pitch[4] = {60, 128, 50, 40};
     int good[4] = {60, 55, 50, 40};
-    assert_int_equal(pn_midi_add_sonority(w, bad_pitch, 10, 64), PN_ERR_INVALID);
-    assert_non_null(strstr(pn_midi_writer_error(w), "pitch"));
-    assert_int_equal(pn_midi_add_sonority(w, good, 0, 64), PN_ERR_INVALID);
-    assert_int_equal(pn_midi_add_sonority(w, good, 10, 0), PN_ERR_INVALID);
-    assert_int_equal(pn_midi_add_sonority(w, good, 10, 128), PN_ERR_INVALID);
+    assert_int_equal(pn_midi_add_sonority(w, bad_pitch, 10, 64, &info), PN_ERR_INVALID);
+    assert_non_null(strstr(info.message, "pitch"));
+    assert_int_equal(pn_midi_add_sonority(w, good, 0, 64, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_midi_add_sonority(w, good, 10, 0, &info), PN_ERR_INVALID);
+    assert_int_equal(pn_midi_add_sonority(w, good, 10, 128, &info), PN_ERR_INVALID);
     assert_int_equal(pn_midi_writer_num_steps(w), 0);
-    assert_int_equal(pn_midi_add_sonority(w, good, 10, 127), PN_OK);
+    assert_int_equal(pn_midi_add_sonority(w, good, 10, 127, &info), PN_OK);
     assert_int_equal(pn_midi_writer_total_ticks(w), 10);
     const char *bad_path = tmp_path("no-such-dir/out.mid");
     assert_int_equal(pn_midi_write(w, bad_path, &info), PN_ERR_IO);

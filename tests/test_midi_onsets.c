@@ -53,7 +53,7 @@ static void write_steps(const char *path, int k, const int *steps, int n, int ti
     pn_error_info info = {PN_OK, ""};
     assert_int_equal(pn_midi_writer_create(&s, &w, &info), PN_OK);
     for (int i = 0; i < n; ++i)
-        assert_int_equal(pn_midi_add_sonority(w, steps + i * k, ticks, 80), PN_OK);
+        assert_int_equal(pn_midi_add_sonority(w, steps + i * k, ticks, 80, &info), PN_OK);
     if (pn_midi_write(w, path, &info) != PN_OK)
         fail_msg("%s", info.message);
     pn_midi_writer_free(w);

@@ -39,8 +39,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < steps; ++i) {
         int pitches[4] = {72 + scale[i % 8], i % 4 == 3 ? PN_MIDI_REST : 64 + scale[(i + 2) % 8],
                           55 + scale[(i + 4) % 8], 36 + scale[(i / 2) % 8]};
-        if (pn_midi_add_sonority(w, pitches, duration, 80) != PN_OK) {
-            fprintf(stderr, "pn-midi-demo: %s\n", pn_midi_writer_error(w));
+        if (pn_midi_add_sonority(w, pitches, duration, 80, &info) != PN_OK) {
+            fprintf(stderr, "pn-midi-demo: %s\n", info.message);
             pn_midi_writer_free(w);
             return 1;
         }

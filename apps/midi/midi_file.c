@@ -23,7 +23,6 @@ struct pn_midi_writer {
     int *duration; /* num_steps */
     int *velocity; /* num_steps */
     long total_ticks;
-    char error[PN_MESSAGE_SIZE];
 };
 
 void pn_midi_writer_settings_default(pn_midi_writer_settings *s)
@@ -82,11 +81,10 @@ void pn_midi_writer_free(pn_midi_writer *w)
     free(w);
 }
 
-static pn_error writer_fail(pn_midi_writer *w, pn_error code, const char *msg, int value)
+static pn_error writer_fail(const pn_midi_writer *w, pn_error_info *info, pn_error code,
+                            const char *msg, int value)
 {
-    snprintf(w->error, sizeof w->error, "midi writer: step %d: %s (%d)", w->num_steps + 1, msg,
-             value);
-    return code;
+    return pn_fail(info, code, "midi writer: step %d: %s (%d)", w->num_steps + 1, msg, value);
 }
 
 static int grow(void *pp, size_t count, size_t elem)
@@ -99,31 +97,31 @@ static int grow(void *pp, size_t count, size_t elem)
 }
 
 pn_error pn_midi_add_sonority(pn_midi_writer *w, const int *pitches, int duration_ticks,
-                              int velocity)
+                              int velocity, pn_error_info *info)
 {
     if (!w)
-        return PN_ERR_INVALID;
+        return pn_fail(info, PN_ERR_INVALID, "midi writer: NULL writer");
     int k = w->s.num_voices;
     if (!pitches)
-        return writer_fail(w, PN_ERR_INVALID, "pitches is NULL", 0);
+        return writer_fail(w, info, PN_ERR_INVALID, "pitches is NULL", 0);
     for (int v = 0; v < k; ++v)
         if (pitches[v] != PN_MIDI_REST && (pitches[v] < 0 || pitches[v] > 127))
-            return writer_fail(w, PN_ERR_INVALID, "pitch not in 0..127 nor a rest", pitches[v]);
+            return writer_fail(w, info, PN_ERR_INVALID, "pitch not in 0..127 nor a rest", pitches[v]);
     if (duration_ticks < 1)
-        return writer_fail(w, PN_ERR_INVALID, "duration must be at least one tick", duration_ticks);
+        return writer_fail(w, info, PN_ERR_INVALID, "duration must be at least one tick", duration_ticks);
     if (velocity < 1 || velocity > 127)
-        return writer_fail(w, PN_ERR_INVALID, "velocity not in 1..127", velocity);
+        return writer_fail(w, info, PN_ERR_INVALID, "velocity not in 1..127", velocity);
     if (w->total_ticks + duration_ticks > MAX_TICKS)
-        return writer_fail(w, PN_ERR_INVALID, "sequence longer than 0x0FFFFFFF ticks",
+        return writer_fail(w, info, PN_ERR_INVALID, "sequence longer than 0x0FFFFFFF ticks",
                            duration_ticks);
     if (w->num_steps == w->capacity) {
         if (w->capacity > INT_MAX / 2 / k)
-            return writer_fail(w, PN_ERR_NOMEM, "too many steps", w->num_steps);
+            return writer_fail(w, info, PN_ERR_NOMEM, "too many steps", w->num_steps);
         int cap = w->capacity ? 2 * w->capacity : 64;
         if (!grow(&w->pitch, (size_t)cap * (size_t)k, sizeof *w->pitch) ||
             !grow(&w->duration, (size_t)cap, sizeof *w->duration) ||
             !grow(&w->velocity, (size_t)cap, sizeof *w->velocity))
-            return writer_fail(w, PN_ERR_NOMEM, "out of memory", w->num_steps);
+            return writer_fail(w, info, PN_ERR_NOMEM, "out of memory", w->num_steps);
         w->capacity = cap;
     }
     memcpy(w->pitch + (size_t)w->num_steps * (size_t)k, pitches, (size_t)k * sizeof *pitches);
@@ -131,13 +129,7 @@ pn_error pn_midi_add_sonority(pn_midi_writer *w, const int *pitches, int duratio
     w->velocity[w->num_steps] = velocity;
     w->num_steps++;
     w->total_ticks += duration_ticks;
-    w->error[0] = '\0';
     return PN_OK;
-}
-
-const char *pn_midi_writer_error(const pn_midi_writer *w)
-{
-    return w ? w->error : "midi writer: NULL writer";
 }
 
 int pn_midi_writer_num_steps(const pn_midi_writer *w)

@@ -51,12 +51,9 @@ void pn_midi_writer_free(pn_midi_writer *w);
 
 /* Appends one step: pitches[v] for each of the k voices (0..127 or
  * PN_MIDI_REST), held for duration_ticks >= 1 at velocity 1..127. On error
- * nothing is appended and pn_midi_writer_error() tells why. */
+ * nothing is appended and info (may be NULL) tells why. */
 pn_error pn_midi_add_sonority(pn_midi_writer *w, const int *pitches, int duration_ticks,
-                              int velocity);
-
-/* Message of the last failed pn_midi_add_sonority() ("" if none). */
-const char *pn_midi_writer_error(const pn_midi_writer *w);
+                              int velocity, pn_error_info *info);
 
 /* Number of steps appended so far and their total length in ticks. */
 int pn_midi_writer_num_steps(const pn_midi_writer *w);

@@ -235,9 +235,8 @@ static int run(const baseline_request *req)
         const int8_t *s = pn_markov_state(chain, state);
         for (int v = 0; v < k; ++v)
             pitches[v] = s[v] < 0 ? PN_MIDI_REST : s[v];
-        if (pn_midi_add_sonority(writer, pitches, ticks, VELOCITY) != PN_OK) {
-            fprintf(stderr, "parnassus %s: step %d: %s\n", command, t + 1,
-                    pn_midi_writer_error(writer));
+        if (pn_midi_add_sonority(writer, pitches, ticks, VELOCITY, &info) != PN_OK) {
+            fprintf(stderr, "parnassus %s: step %d: %s\n", command, t + 1, info.message);
             goto done;
         }
     }

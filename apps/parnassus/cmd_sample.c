@@ -250,8 +250,8 @@ static int run(const sample_request *req, pn_cli_progress *progress)
         selected_max = sel > selected_max ? sel : selected_max;
         for (int v = 0; v < k; ++v)
             shifted[v] = pitches[v] < 0 ? PN_MIDI_REST : pitches[v] + req->shift;
-        if (pn_midi_add_sonority(writer, shifted, ticks, req->velocity) != PN_OK) {
-            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1, pn_midi_writer_error(writer));
+        if (pn_midi_add_sonority(writer, shifted, ticks, req->velocity, &info) != PN_OK) {
+            fprintf(stderr, "parnassus sample: step %d: %s\n", t + 1, info.message);
             goto done;
         }
     }
