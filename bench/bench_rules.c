@@ -66,8 +66,8 @@ static int read_rows(table *t, rules_bench *rb)
         pn_error err = pn_rule_set_read(rb->path, &rs, &info);
         if (err != PN_OK && i == 0 && !o->rules_given) {
             progress("rules: cannot read %s (%s); its rows are skipped", rb->path, info.message);
-            row *r = add_row(t, "rules", "read + feature tables (pn_rule_set_read)", UNIT_TIME, NULL,
-                             GOAL_NONE, 0.0);
+            row *r = add_row(t, "rules", "read + feature tables (pn_rule_set_read)", UNIT_TIME,
+                             NULL, GOAL_NONE, 0.0);
             snprintf(r->details, sizeof r->details, "skipped: %.200s", info.message);
             return 0;
         }
@@ -114,13 +114,13 @@ static void deoverlap_row(table *t, rules_bench *rb)
         progress("rules: de-overlap run %d: %.3f s (%lld groups)", i + 1, sm.v[i],
                  (long long)rb->prob->num_groups);
     }
-    row *r = add_row(t, rb->label, "de-overlap (pn_rule_set_build_problem, with group_of)", UNIT_TIME,
-                     &sm, GOAL_BELOW, 1.5);
+    row *r = add_row(t, rb->label, "de-overlap (pn_rule_set_build_problem, with group_of)",
+                     UNIT_TIME, &sm, GOAL_BELOW, 1.5);
     snprintf(r->details, sizeof r->details, "n = %lld, K' = %lld groups, m = %d", (long long)rb->n,
              (long long)rb->prob->num_groups, (int)rb->m);
 
-    check(pn_group_index_create(rb->group_of, rb->n, rb->prob->num_groups, &rb->index, &info), &info,
-          "pn_group_index_create");
+    check(pn_group_index_create(rb->group_of, rb->n, rb->prob->num_groups, &rb->index, &info),
+          &info, "pn_group_index_create");
     check(pn_sampler_create(rb->prob, rb->index, &rb->sampler, &info), &info, "pn_sampler_create");
 }
 

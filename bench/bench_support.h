@@ -36,9 +36,9 @@ typedef enum unit {
 } unit;
 
 typedef enum goal {
-    GOAL_NONE,     /* informative row */
-    GOAL_BELOW,    /* median < target */
-    GOAL_AT_LEAST, /* every run >= target */
+    GOAL_NONE,      /* informative row */
+    GOAL_BELOW,     /* median < target */
+    GOAL_AT_LEAST,  /* every run >= target */
     GOAL_NONE_OVER, /* every run <= target (a count that must stay at 0, say) */
 } goal;
 

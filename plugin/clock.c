@@ -8,9 +8,9 @@
 double pnp_division_whole_notes(int division)
 {
     static const double whole[PNP_NUM_DIVISIONS] = {
-        1.0,         0.5,         0.25,         0.125,         0.0625,        /* plain */
-        0.75,        0.375,       0.1875,                                      /* dotted */
-        1.0 / 3.0,   1.0 / 6.0,   1.0 / 12.0,   1.0 / 24.0,                    /* triplets */
+        1.0,       0.5,       0.25,       0.125,      0.0625, /* plain */
+        0.75,      0.375,     0.1875,                         /* dotted */
+        1.0 / 3.0, 1.0 / 6.0, 1.0 / 12.0, 1.0 / 24.0,         /* triplets */
     };
     if (division < 0 || division >= PNP_NUM_DIVISIONS)
         division = 3;

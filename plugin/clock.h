@@ -50,9 +50,9 @@ typedef struct pnp_clock {
     double own_bpm;  /* the bpm port */
     double division; /* step length in whole notes */
     /* the host's transport, as last told */
-    int host_seen;      /* any time:Position arrived */
+    int host_seen; /* any time:Position arrived */
     int host_has_bpm;
-    int host_has_bbt;   /* bar or barBeat ever given */
+    int host_has_bbt; /* bar or barBeat ever given */
     double host_bpm;
     double host_speed;
     double beats_per_bar;
@@ -85,8 +85,7 @@ void pnp_clock_reset(pnp_clock *c, int64_t frame);
 /* New settings at `frame` (mode, own tempo, step length); the beat stays
  * continuous. Returns PNP_CLOCK_* flags (STOPPED/STARTED when the mode
  * change starts or stops the music). */
-unsigned pnp_clock_configure(pnp_clock *c, int64_t frame, int mode, double own_bpm,
-                             int division);
+unsigned pnp_clock_configure(pnp_clock *c, int64_t frame, int mode, double own_bpm, int division);
 
 /* A time:Position from the host at `frame`. Returns PNP_CLOCK_* flags. */
 unsigned pnp_clock_position(pnp_clock *c, int64_t frame, const pnp_position *pos);

@@ -3,7 +3,7 @@
 #ifndef PARNASSUS_PLUGIN_DEFAULT_RULES_H
 #define PARNASSUS_PLUGIN_DEFAULT_RULES_H
 
-extern const char pnp_default_rules[];        /* NUL-terminated JSON */
+extern const char pnp_default_rules[];             /* NUL-terminated JSON */
 extern const unsigned long pnp_default_rules_size; /* without the NUL */
 
 #endif

@@ -36,11 +36,11 @@ typedef struct pnp_realization {
     pn_conditional *given; /* draws with voice given_voice fixed, or NULL */
     int given_voice;       /* -1: none */
     pnp_knobs knobs;
-    uint64_t context_serial; /* the plugin's count of the context it realizes */
+    uint64_t context_serial;     /* the plugin's count of the context it realizes */
     int has_context;             /* the previous sonority this realization follows */
     int context[PNP_MAX_VOICES]; /* (draws keep the rule set's constraints from it) */
     int rules_selected;
-    uint64_t selected_mask; /* bit r: rule r kept (the first 64 rules) */
+    uint64_t selected_mask;    /* bit r: rule r kept (the first 64 rules) */
     char selected_names[1024]; /* the kept rules' names, ", "-separated */
     double weighted_error;
     double solve_ms;
@@ -79,8 +79,7 @@ pnp_realization *pnp_model_current(pnp_model *model);
  * with conditional tables for `given_voice` (-1: none). Returns that slot,
  * or NULL on failure (info says why; the live slot is untouched). */
 pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, const int *context,
-                                   uint64_t context_serial, int given_voice,
-                                   pn_error_info *info);
+                                   uint64_t context_serial, int given_voice, pn_error_info *info);
 
 /* Draws the next sonority from a published realization: with voice
  * `voice` fixed at `pitch` when voice >= 0 (falls back to a free draw with
@@ -89,7 +88,6 @@ pnp_realization *pnp_model_realize(pnp_model *model, const pnp_knobs *knobs, con
  * the realization's context (at most PN_CONSTRAINT_TRIES draws). Fills
  * pitches[k]; returns 0 when nothing could be drawn. Bounded time,
  * allocation-free. */
-int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch,
-                         int *pitches);
+int pnp_realization_draw(const pnp_realization *r, pn_rng *rng, int voice, int pitch, int *pitches);
 
 #endif

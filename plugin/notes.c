@@ -30,8 +30,8 @@ static void drop(pnp_notes *n, int i)
     n->note[i] = n->note[--n->count];
 }
 
-int pnp_notes_on(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame, int channel,
-                 int pitch, int velocity, int64_t off_frame)
+int pnp_notes_on(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame, int channel, int pitch,
+                 int velocity, int64_t off_frame)
 {
     if (channel < 0 || channel > 15 || pitch < 0 || pitch > 127)
         return 0;
@@ -60,8 +60,7 @@ void pnp_notes_extend(pnp_notes *n, int index, int64_t off_frame)
         n->note[index].off_frame = off_frame;
 }
 
-void pnp_notes_due(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame,
-                   int64_t not_before)
+void pnp_notes_due(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame, int64_t not_before)
 {
     /* earliest first, so the output stays in time order */
     for (;;) {
@@ -72,7 +71,8 @@ void pnp_notes_due(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame,
                 best = i;
         if (best < 0)
             return;
-        const int64_t at = n->note[best].off_frame < not_before ? not_before : n->note[best].off_frame;
+        const int64_t at =
+            n->note[best].off_frame < not_before ? not_before : n->note[best].off_frame;
         if (!send_off(sink, ctx, at, &n->note[best]))
             return; /* no room: stays tracked, goes out next block */
         not_before = at;

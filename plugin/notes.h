@@ -34,16 +34,15 @@ int pnp_notes_find(const pnp_notes *n, int channel, int pitch);
 /* Starts a note at `frame` that ends at `off_frame`. A note already
  * sounding on the same key is ended first (note-off, then note-on). Returns
  * 0 when the sink is full or PNP_MAX_NOTES notes sound (nothing sent). */
-int pnp_notes_on(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame, int channel,
-                 int pitch, int velocity, int64_t off_frame);
+int pnp_notes_on(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame, int channel, int pitch,
+                 int velocity, int64_t off_frame);
 
 /* Moves the end of a sounding note (a tie). */
 void pnp_notes_extend(pnp_notes *n, int index, int64_t off_frame);
 
 /* Sends the note-offs due at or before `frame` (at their due frame, or at
  * `not_before` if that is later: events never go back in time). */
-void pnp_notes_due(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame,
-                   int64_t not_before);
+void pnp_notes_due(pnp_notes *n, pnp_midi_sink sink, void *ctx, int64_t frame, int64_t not_before);
 
 /* The earliest due frame; INT64_MAX when nothing sounds. */
 int64_t pnp_notes_next_off(const pnp_notes *n);

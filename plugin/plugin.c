@@ -52,8 +52,8 @@ static void map_urids(LV2_URID_Map *map, pnp_urids *u)
 
 static void cleanup(LV2_Handle instance);
 
-static LV2_Handle instantiate(const LV2_Descriptor *descriptor, double rate, const char *bundle_path,
-                              const LV2_Feature *const *features)
+static LV2_Handle instantiate(const LV2_Descriptor *descriptor, double rate,
+                              const char *bundle_path, const LV2_Feature *const *features)
 {
     (void)descriptor;
     (void)bundle_path;
@@ -141,8 +141,7 @@ static void cleanup(LV2_Handle instance)
     /* every model the instance still knows, each freed once */
     pnp_model *all[8];
     int n = 0;
-    pnp_model *candidates[8] = {self->worker_model,
-                                self->live ? self->live->model : NULL,
+    pnp_model *candidates[8] = {self->worker_model, self->live ? self->live->model : NULL,
                                 atomic_exchange(&self->restored, NULL)};
     int c = 3;
     for (int i = 0; i < self->num_retired && c < 8; ++i)

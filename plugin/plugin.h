@@ -96,24 +96,24 @@ typedef struct pnp_plugin {
     /* audio thread */
     LV2_Atom_Forge forge;  /* midi_out */
     LV2_Atom_Forge notify; /* notify */
-    int64_t block_start;    /* absolute frame of the current block */
+    int64_t block_start;   /* absolute frame of the current block */
     uint32_t block_frames;
-    int64_t last_event;     /* frame of the last event written this block */
+    int64_t last_event; /* frame of the last event written this block */
     pnp_clock clock;
     pnp_notes notes;
     pn_rng rng;          /* the sonorities' draws */
     pn_rng humanize_rng; /* velocities: a stream of its own, so a draw ahead changes no note */
     float last_seed;
     uint64_t seed_used;
-    pnp_realization *live;  /* what steps draw from */
-    int in_flight;          /* a REALIZE / LOAD / ADOPT job is out */
-    int want_notify;        /* tell the notify port the rule-set path */
+    pnp_realization *live;      /* what steps draw from */
+    int in_flight;              /* a REALIZE / LOAD / ADOPT job is out */
+    int want_notify;            /* tell the notify port the rule-set path */
     const void *reported_model; /* whose selection the notify port told last (compared only) */
     uint64_t reported_mask;
     int panic_pending;
-    pnp_request last_sent;  /* what the job in flight (or the last one) asked */
-    int last_failed;        /* the last job failed: do not resend it */
-    pnp_model *retired[4];  /* models to hand back to the worker for freeing */
+    pnp_request last_sent; /* what the job in flight (or the last one) asked */
+    int last_failed;       /* the last job failed: do not resend it */
+    pnp_model *retired[4]; /* models to hand back to the worker for freeing */
     int num_retired;
     char load_path[PNP_MAX_PATH]; /* a rule-set file waiting to be loaded */
     int load_pending;
@@ -136,7 +136,7 @@ typedef struct pnp_plugin {
     float last_port[PNP_NUM_PORTS]; /* port values at the last block, for change detection */
     uint32_t late_steps;
     int enabled;
-    int ran;                 /* run() has been called since instantiate */
+    int ran; /* run() has been called since instantiate */
 
     /* worker thread (and instantiate/restore before the first run) */
     pnp_model *worker_model;

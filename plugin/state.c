@@ -98,12 +98,15 @@ static LV2_State_Status restore(LV2_Handle instance, LV2_State_Retrieve_Function
     }
 
     size_t path_len = 0, text_len = 0;
-    const char *stored_path = string_value(retrieve, handle, u->pn_ruleSet, u->atom_Path, u, &path_len);
-    const char *text = string_value(retrieve, handle, u->pn_ruleSetText, u->atom_String, u, &text_len);
+    const char *stored_path =
+        string_value(retrieve, handle, u->pn_ruleSet, u->atom_Path, u, &path_len);
+    const char *text =
+        string_value(retrieve, handle, u->pn_ruleSetText, u->atom_String, u, &text_len);
     const LV2_State_Map_Path *map_path = find_map_path(features);
     char *path = NULL;
     if (stored_path && path_len > 0)
-        path = map_path ? map_path->absolute_path(map_path->handle, stored_path) : strdup(stored_path);
+        path =
+            map_path ? map_path->absolute_path(map_path->handle, stored_path) : strdup(stored_path);
 
     const pnp_model *now = playing(self);
     const pnp_knobs knobs = pnp_port_knobs(self);
@@ -127,9 +130,10 @@ static LV2_State_Status restore(LV2_Handle instance, LV2_State_Retrieve_Function
     }
     free(path);
     if (err != PN_OK) {
-        lv2_log_error(&self->logger,
-                      "parnassus: state: rule set not restored, the previous one keeps playing: %s\n",
-                      info.message);
+        lv2_log_error(
+            &self->logger,
+            "parnassus: state: rule set not restored, the previous one keeps playing: %s\n",
+            info.message);
         return LV2_STATE_ERR_UNKNOWN;
     }
     if (m)

@@ -21,11 +21,10 @@
  * body, or NULL for none). */
 static char *set_text(const char *constraints)
 {
-    static const char head[] =
-        "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
-        "\"space\":{\"ranges\":[[67,72],[60,67],[55,62],[48,55]]},"
-        "\"rules\":[{\"name\":\"bass\",\"feature\":\"mod12(w(4))\","
-        "\"targets\":{\"0\":0.5,\"7\":0.5}}]";
+    static const char head[] = "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
+                               "\"space\":{\"ranges\":[[67,72],[60,67],[55,62],[48,55]]},"
+                               "\"rules\":[{\"name\":\"bass\",\"feature\":\"mod12(w(4))\","
+                               "\"targets\":{\"0\":0.5,\"7\":0.5}}]";
     const size_t size = sizeof head + (constraints ? strlen(constraints) : 0) + 64;
     char *text = malloc(size);
     assert_non_null(text);
@@ -78,8 +77,9 @@ static void test_parallel_moves(void **state)
     const pn_constraint *c = &rs->constraints[0];
     assert_string_equal(c->name, "p");
     assert_int_equal(c->kind, PN_CONSTRAINT_PARALLEL);
-    assert_int_equal(c->intervals, (1u << 0) | (1u << 7)); /* the default: unisons/octaves, fifths */
-    assert_int_equal(c->num_pairs, 6);                     /* every pair */
+    assert_int_equal(c->intervals,
+                     (1u << 0) | (1u << 7)); /* the default: unisons/octaves, fifths */
+    assert_int_equal(c->num_pairs, 6);       /* every pair */
     assert_int_equal(c->pairs_given, 0);
 
     /* C major to D minor with soprano and bass a twelfth apart both times
@@ -104,7 +104,8 @@ static void test_parallel_moves(void **state)
     const int x[4] = {69, 65, 62, 50};
     assert_true(pn_rule_set_allows(rs, NULL, x));
     assert_true(allows(rs, 67, 64, 60, 48, 69, 65, 60, 52)); /* s-b: 19 -> 17 */
-    assert_true(allows(rs, 64, 60, 57, 48, 65, 62, 59, 48)); /* upper voices in thirds over a held bass */
+    assert_true(
+        allows(rs, 64, 60, 57, 48, 65, 62, 59, 48)); /* upper voices in thirds over a held bass */
     pn_rule_set_free(rs);
 
     /* only fifths, only the outer pair */
@@ -253,12 +254,11 @@ static void test_write_round_trip(void **state)
 static void test_generator_draws_keep_constraints(void **state)
 {
     (void)state;
-    static const char text[] =
-        "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
-        "\"space\":{\"ranges\":[[64,72],[57,65],[52,60],[45,53]]},"
-        "\"rules\":[{\"name\":\"bass\",\"feature\":\"mod12(w(4))\","
-        "\"targets\":{\"9\":0.25,\"10\":0.25,\"11\":0.25,\"0\":0.25}}],"
-        "\"constraints\":[{\"name\":\"p\",\"kind\":\"parallel\"}]}";
+    static const char text[] = "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
+                               "\"space\":{\"ranges\":[[64,72],[57,65],[52,60],[45,53]]},"
+                               "\"rules\":[{\"name\":\"bass\",\"feature\":\"mod12(w(4))\","
+                               "\"targets\":{\"9\":0.25,\"10\":0.25,\"11\":0.25,\"0\":0.25}}],"
+                               "\"constraints\":[{\"name\":\"p\",\"kind\":\"parallel\"}]}";
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
     if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)

@@ -278,8 +278,7 @@ static void test_parse_errors(void **state)
                       "at position 1");
     check_parse_error("mod12(diff(diff(w(1,2))))", 4, PN_ERR_PARSE, "diff needs at least 2 voices",
                       "at position 7");
-    check_parse_error("rel(w(3))", 4, PN_ERR_PARSE, "rel needs at least 2 voices",
-                      "at position 1");
+    check_parse_error("rel(w(3))", 4, PN_ERR_PARSE, "rel needs at least 2 voices", "at position 1");
     check_parse_error("w(1))", 4, PN_ERR_PARSE, "unexpected ')' after the end", "at position 5");
     check_parse_error("mod12(w(1)) x", 4, PN_ERR_PARSE, "unexpected 'x' after the end",
                       "at position 13");
@@ -585,8 +584,10 @@ static void test_row_sums(void **state)
     const int low[4] = {60, 55, 48, 40}, high[4] = {72, 67, 62, 55};
     assert_int_equal(pn_space_init(&s, 4, low, high, &info), PN_OK);
     const char *texts[] = {
-        "w(1)",         "sort(mod12(rel(w(4,3,2,1))))", "w(4)",         "diff(w(2,1))",
-        "diff(w(4,3))", "mod12(w(2,3))",                "order(w(1,4))",
+        "w(1)",          "sort(mod12(rel(w(4,3,2,1))))",
+        "w(4)",          "diff(w(2,1))",
+        "diff(w(4,3))",  "mod12(w(2,3))",
+        "order(w(1,4))",
     };
     enum { NT = sizeof texts / sizeof texts[0] };
     pn_feature *f[NT];

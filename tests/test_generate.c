@@ -259,10 +259,8 @@ static void test_step_allocates_nothing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_steps_follow_context),
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_released_sampler),
-        cmocka_unit_test(test_conditional),
+        cmocka_unit_test(test_steps_follow_context),   cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_released_sampler),       cmocka_unit_test(test_conditional),
         cmocka_unit_test(test_step_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

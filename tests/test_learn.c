@@ -637,11 +637,10 @@ static void test_learning_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_round_trip),    cmocka_unit_test(test_write_shared_range),
-        cmocka_unit_test(test_write_errors),        cmocka_unit_test(test_learn_by_hand),
-        cmocka_unit_test(test_learn_refinements),
-        cmocka_unit_test(test_learn_settings),      cmocka_unit_test(test_learn_errors),
-        cmocka_unit_test(test_learning_round_trip),
+        cmocka_unit_test(test_write_round_trip),  cmocka_unit_test(test_write_shared_range),
+        cmocka_unit_test(test_write_errors),      cmocka_unit_test(test_learn_by_hand),
+        cmocka_unit_test(test_learn_refinements), cmocka_unit_test(test_learn_settings),
+        cmocka_unit_test(test_learn_errors),      cmocka_unit_test(test_learning_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

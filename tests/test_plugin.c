@@ -423,9 +423,11 @@ static void test_random_port_changes_leave_no_stuck_note(void **state)
     (void)state;
     pnh_host *h = new_host(PNH_WORKER_THREADED, 512, NULL);
     static const char *const symbols[] = {
-        "sync",  "bpm",  "division", "gate", "velocity", "humanize", "channel",
-        "channel_per_voice", "soprano", "alto", "tenor", "bass", "key", "octave",
-        "input_mode", "seed", "panic", "enable", "log2_lambda_w", "alpha"};
+        "sync",     "bpm",      "division",      "gate",
+        "velocity", "humanize", "channel",       "channel_per_voice",
+        "soprano",  "alto",     "tenor",         "bass",
+        "key",      "octave",   "input_mode",    "seed",
+        "panic",    "enable",   "log2_lambda_w", "alpha"};
     const int num_symbols = (int)(sizeof symbols / sizeof symbols[0]);
     pn_rng rng;
     pn_rng_seed(&rng, 7);
@@ -441,9 +443,10 @@ static void test_random_port_changes_leave_no_stuck_note(void **state)
         const float u = (float)(pn_rng_next(&rng) >> 11) * (1.0f / 9007199254740992.0f);
         set(h, symbols[s], lo + u * (hi - lo));
         if (pn_rng_next(&rng) % 97 == 0) /* now and then the host seeks or stops */
-            queue_position(h, 3, position(60 + (float)(pn_rng_next(&rng) % 120),
-                                          (float)(pn_rng_next(&rng) % 2),
-                                          (int64_t)(pn_rng_next(&rng) % 64), 0.5f));
+            queue_position(h, 3,
+                           position(60 + (float)(pn_rng_next(&rng) % 120),
+                                    (float)(pn_rng_next(&rng) % 2),
+                                    (int64_t)(pn_rng_next(&rng) % 64), 0.5f));
         if (pn_rng_next(&rng) % 13 == 0) { /* and a played note */
             const uint8_t on[3] = {0x90, (uint8_t)(48 + pn_rng_next(&rng) % 36), 100};
             pn_error_info info = {0};

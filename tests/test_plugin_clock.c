@@ -56,8 +56,8 @@ static void test_divisions(void **state)
     (void)state;
     assert_true(pnp_division_whole_notes(0) == 1.0);
     assert_true(pnp_division_whole_notes(4) == 1.0 / 16);
-    assert_true(pnp_division_whole_notes(7) == 3.0 / 16);       /* dotted 1/8 */
-    assert_true(pnp_division_whole_notes(10) == 1.0 / 12.0);    /* 1/8 triplet */
+    assert_true(pnp_division_whole_notes(7) == 3.0 / 16);    /* dotted 1/8 */
+    assert_true(pnp_division_whole_notes(10) == 1.0 / 12.0); /* 1/8 triplet */
     pnp_clock c;
     pnp_clock_init(&c, 48000);
     (void)pnp_clock_configure(&c, 0, PNP_SYNC_FREE, 120, 10); /* 1/8 triplets: 8000 frames */
@@ -138,7 +138,8 @@ static void test_sparse_partial_positions(void **state)
     b.has = PNP_POS_BAR_BEAT;
     b.bar_beat = 2.75;
     const double expected = pnp_clock_beat(&c, 28000);
-    assert_int_equal(pnp_clock_position(&c, 28000, &b) & PNP_CLOCK_JUMPED, PNP_CLOCK_JUMPED * (expected < 2.7 || expected > 2.8));
+    assert_int_equal(pnp_clock_position(&c, 28000, &b) & PNP_CLOCK_JUMPED,
+                     PNP_CLOCK_JUMPED * (expected < 2.7 || expected > 2.8));
     assert_true(pnp_clock_beat(&c, 28000) == 2.75);
     /* garbage values are ignored */
     pnp_position g = {0};

@@ -56,8 +56,8 @@ static double target_of(const pn_rule *rule, const char *value)
  * and have no learned rows. */
 static void check_core_and_textbook(const pn_rule_set *rs)
 {
-    static const char *const core[] = {"chord",        "soprano",    "alto",      "tenor",
-                                       "bass",         "soprano-alto", "alto-tenor", "tenor-bass"};
+    static const char *const core[] = {"chord", "soprano",      "alto",       "tenor",
+                                       "bass",  "soprano-alto", "alto-tenor", "tenor-bass"};
     assert_int_equal(rs->num_rules, 14);
     char text[PN_FEATURE_TEXT_MAX];
     for (int32_t r = 0; r < rs->num_rules; ++r) {
@@ -253,10 +253,8 @@ static void test_pedagogical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chorale_major),
-        cmocka_unit_test(test_chorale_minor),
-        cmocka_unit_test(test_mixed),
-        cmocka_unit_test(test_textbook),
+        cmocka_unit_test(test_chorale_major), cmocka_unit_test(test_chorale_minor),
+        cmocka_unit_test(test_mixed),         cmocka_unit_test(test_textbook),
         cmocka_unit_test(test_pedagogical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

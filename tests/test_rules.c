@@ -562,13 +562,16 @@ static void test_refinements(void **state)
     rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
               "\"refinements\":{}}",
               PN_ERR_PARSE, "rules[0].refinements", "expected an array");
+    rules_bad(
+        "{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
+        "\"refinements\":[{\"context\":\"w(1)\"},{\"context\":\"w(1)\"},{\"context\":\"w(1)\"},"
+        "{\"context\":\"w(1)\"},{\"context\":\"w(1)\"}]}",
+        PN_ERR_PARSE, "rules[0].refinements", "5 levels, at most 4");
     rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
-              "\"refinements\":[{\"context\":\"w(1)\"},{\"context\":\"w(1)\"},{\"context\":\"w(1)\"},"
-              "{\"context\":\"w(1)\"},{\"context\":\"w(1)\"}]}",
-              PN_ERR_PARSE, "rules[0].refinements", "5 levels, at most 4");
-    rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
-              "\"refinements\":[{\"context\":\"w(1,2)\",\"contexts\":{\"(70,48)\":{\"targets\":{\"60\":1}}}}]}",
-              PN_ERR_PARSE, "rules[0].refinements[0].contexts[\"(70,48)\"]", "never takes the value");
+              "\"refinements\":[{\"context\":\"w(1,2)\",\"contexts\":{\"(70,48)\":{\"targets\":{"
+              "\"60\":1}}}}]}",
+              PN_ERR_PARSE, "rules[0].refinements[0].contexts[\"(70,48)\"]",
+              "never takes the value");
     rules_bad("{\"name\":\"a\",\"feature\":\"w(1)\",\"targets\":{\"60\":1},\"context\":\"w(2)\","
               "\"refinements\":[{\"context\":\"w(1,2)\",\"smoothing\":-1}]}",
               PN_ERR_PARSE, "rules[0].refinements[0].smoothing",
@@ -741,10 +744,10 @@ static void test_context_errors(void **state)
     (void)state;
     const char *t = "\"targets\":{\"48\":1}";
     char rule[1024];
-#define CTX_BAD(fields, frag1, frag2)                                                             \
-    do {                                                                                          \
-        snprintf(rule, sizeof rule, "{\"name\":\"a\",\"feature\":\"w(2)\",%s,%s}", t, fields);    \
-        rules_bad(rule, PN_ERR_PARSE, frag1, frag2);                                              \
+#define CTX_BAD(fields, frag1, frag2)                                                              \
+    do {                                                                                           \
+        snprintf(rule, sizeof rule, "{\"name\":\"a\",\"feature\":\"w(2)\",%s,%s}", t, fields);     \
+        rules_bad(rule, PN_ERR_PARSE, frag1, frag2);                                               \
     } while (0)
     CTX_BAD("\"smoothing\":1", "rules[0].smoothing: ", "only a rule with a \"context\"");
     CTX_BAD("\"contexts\":{}", "rules[0].contexts: ", "only a rule with a \"context\"");
@@ -752,17 +755,17 @@ static void test_context_errors(void **state)
     CTX_BAD("\"context\":\"w(3)\"", "rules[0].context: ", "w(3)");
     CTX_BAD("\"context\":\"w(2)\",\"smoothing\":-1",
             "rules[0].smoothing: ", "must be a number in [0, 1e+12], got -1");
-    CTX_BAD("\"context\":\"w(2)\",\"smoothing\":\"x\"", "rules[0].smoothing: ",
-            "expected a number");
-    CTX_BAD("\"context\":\"w(2)\",\"contexts\":[]", "rules[0].contexts: ",
-            "expected an object mapping context values");
+    CTX_BAD("\"context\":\"w(2)\",\"smoothing\":\"x\"",
+            "rules[0].smoothing: ", "expected a number");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":[]",
+            "rules[0].contexts: ", "expected an object mapping context values");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"47\":{\"targets\":{\"48\":1}}}",
             "rules[0].contexts[\"47\"]: ", "the context w(2) never takes the value '47'");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":1}},"
             "\"(48)\":{\"targets\":{\"48\":1}}}",
             "rules[0].contexts[\"(48)\"]: ", "the same context value as contexts[\"48\"]");
-    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":3}", "rules[0].contexts[\"48\"]: ",
-            "expected an object with \"targets\"");
+    CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":3}",
+            "rules[0].contexts[\"48\"]: ", "expected an object with \"targets\"");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"count\":1}}",
             "rules[0].contexts[\"48\"]: ", "missing field \"targets\"");
     CTX_BAD("\"context\":\"w(2)\",\"contexts\":{\"48\":{\"targets\":{\"48\":1},\"n\":1}}",
@@ -789,7 +792,7 @@ static void test_targets_optional(void **state)
     assert_int_equal(pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info), PN_ERR_PARSE);
     assert_non_null(strstr(info.message, "rules[0]: missing field \"targets\""));
     if (pn_rule_set_parse_ex("rules.json", text, strlen(text), PN_RULES_TARGETS_OPTIONAL, &rs,
-                          &info) != PN_OK)
+                             &info) != PN_OK)
         fail_msg("%s", info.message);
     const int32_t m = pn_feature_table_size(rs->rules[0].table);
     assert_int_equal(m, 6);

@@ -442,7 +442,8 @@ static void test_group_map_random(void **state)
             fail_msg("pn_group_of_compute: %s", info.message);
         check_group_map(prob, &a, group_of);
         pn_group_index *index = NULL;
-        assert_int_equal(pn_group_index_create(group_of, n, prob->num_groups, &index, &info), PN_OK);
+        assert_int_equal(pn_group_index_create(group_of, n, prob->num_groups, &index, &info),
+                         PN_OK);
         check_partition(index, group_of, n);
         for (int64_t k = 0; k < prob->num_groups; ++k)
             assert_int_equal(pn_group_index_size(index, k), prob->group_size[k]);

@@ -293,7 +293,7 @@ static void solve_and_certify_all(void)
         pn_problem *prob = random_solver_problem(&rng);
         pn_settings st;
         pn_settings_default(&st);
-        st.kkt_tol = 1e-9; /* ask for a pair certified well inside the 1e-8 bound */
+        st.kkt_tol = 1e-9;               /* ask for a pair certified well inside the 1e-8 bound */
         st.alpha = rep == 3 ? 1.0 : 0.8; /* alpha = 1: ADMM, slow: one knob only */
         pn_solver *s = make_solver(prob, &st);
         for (double x = -3.0; x <= (rep == 3 ? -3.0 : 3.0); x += 3.0) {

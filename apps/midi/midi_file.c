@@ -36,7 +36,7 @@ void pn_midi_writer_settings_default(pn_midi_writer_settings *s)
 }
 
 pn_error pn_midi_writer_create(const pn_midi_writer_settings *s, pn_midi_writer **out,
-                            pn_error_info *info)
+                               pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "midi writer: out is NULL");
@@ -106,9 +106,11 @@ pn_error pn_midi_add_sonority(pn_midi_writer *w, const int *pitches, int duratio
         return writer_fail(w, info, PN_ERR_INVALID, "pitches is NULL", 0);
     for (int v = 0; v < k; ++v)
         if (pitches[v] != PN_MIDI_REST && (pitches[v] < 0 || pitches[v] > 127))
-            return writer_fail(w, info, PN_ERR_INVALID, "pitch not in 0..127 nor a rest", pitches[v]);
+            return writer_fail(w, info, PN_ERR_INVALID, "pitch not in 0..127 nor a rest",
+                               pitches[v]);
     if (duration_ticks < 1)
-        return writer_fail(w, info, PN_ERR_INVALID, "duration must be at least one tick", duration_ticks);
+        return writer_fail(w, info, PN_ERR_INVALID, "duration must be at least one tick",
+                           duration_ticks);
     if (velocity < 1 || velocity > 127)
         return writer_fail(w, info, PN_ERR_INVALID, "velocity not in 1..127", velocity);
     if (w->total_ticks + duration_ticks > MAX_TICKS)

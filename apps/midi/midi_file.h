@@ -46,7 +46,7 @@ void pn_midi_writer_settings_default(pn_midi_writer_settings *s);
 
 /* Creates a writer; s may be NULL for the defaults. */
 pn_error pn_midi_writer_create(const pn_midi_writer_settings *s, pn_midi_writer **out,
-                            pn_error_info *info);
+                               pn_error_info *info);
 void pn_midi_writer_free(pn_midi_writer *w);
 
 /* Appends one step: pitches[v] for each of the k voices (0..127 or

@@ -223,7 +223,8 @@ static pn_error read_features(const learn_request *req, pn_rule_set **rs, pn_err
     if (req->features)
         return pn_rule_set_read_ex(req->features, PN_RULES_TARGETS_OPTIONAL, rs, err);
     return pn_rule_set_parse_ex(PN_DEFAULT_FEATURES_NAME, pn_default_features_json,
-                             strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs, err);
+                                strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs,
+                                err);
 }
 
 /* Appends the rules of `added` (marked "learn": false) and its constraints
@@ -326,7 +327,8 @@ static int check_added(const learn_request *req, const pn_rule_set *features)
         return pn_cli_usage_error(command,
                                   "--add %s: its space differs from the space of %s (the rules "
                                   "of one set share one space)",
-                                  req->add, req->features ? req->features : PN_DEFAULT_FEATURES_NAME);
+                                  req->add,
+                                  req->features ? req->features : PN_DEFAULT_FEATURES_NAME);
     return PN_EXIT_OK;
 }
 
@@ -369,7 +371,7 @@ static int load_features(const learn_request *req, pn_rule_set **rs)
         return PN_EXIT_FAILURE;
     }
     code = pn_rule_set_parse_ex(req->features ? req->features : PN_DEFAULT_FEATURES_NAME, text,
-                             strlen(text), PN_RULES_TARGETS_OPTIONAL, rs, &err);
+                                strlen(text), PN_RULES_TARGETS_OPTIONAL, rs, &err);
     free(text);
     if (code != PN_OK) {
         if (req->num_ranges > 0)

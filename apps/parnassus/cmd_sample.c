@@ -151,8 +151,7 @@ static int parse_request(int argc, char **argv, sample_request *req)
     const char *v;
     req->lambda_p = a.value[OPT_LAMBDA_P];
     if (pn_cli_knobs(command, a.value[OPT_LOG2_LW], a.value[OPT_ALPHA], a.value[OPT_LAMBDA_P],
-                     a.value[OPT_SEED],
-                     s) != PN_EXIT_OK)
+                     a.value[OPT_SEED], s) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if (pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory) != PN_EXIT_OK)
         return PN_EXIT_USAGE;

@@ -16,7 +16,7 @@
 
 #define CONTEXTS                                                                                   \
     "\"context\": \"w(4,1)\", \"smoothing\": 4,\n"                                                 \
-    "      \"refinements\": [ { \"context\": \"mod12(w(1,2,3,4))\", \"smoothing\": 4 },\n"          \
+    "      \"refinements\": [ { \"context\": \"mod12(w(1,2,3,4))\", \"smoothing\": 4 },\n"         \
     "                       { \"context\": \"w(1,2,3,4)\", \"smoothing\": 2 } ],\n"
 
 const char pn_default_features_json[] =
@@ -54,7 +54,8 @@ const char pn_default_features_json[] =
     "  \"constraints\": [\n"
     "    { \"name\": \"no-parallels\", \"kind\": \"parallel\", \"intervals\": [0, 7],\n"
     "      \"description\": \"No two voices move in parallel unisons, octaves or fifths.\" },\n"
-    "    { \"name\": \"no-hidden-outer\", \"kind\": \"hidden\", \"intervals\": [0, 7], \"leap\": 2,\n"
+    "    { \"name\": \"no-hidden-outer\", \"kind\": \"hidden\", \"intervals\": [0, 7], \"leap\": "
+    "2,\n"
     "      \"voices\": [[1, 4]],\n"
     "      \"description\": \"Soprano and bass do not reach a fifth or an octave in similar "
     "motion with a leap in the soprano.\" }\n"

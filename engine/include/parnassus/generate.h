@@ -29,8 +29,8 @@ typedef struct pn_generator pn_generator;
 /* Builds the problem of rs (which must outlive the generator), sets up the
  * solver with `settings` (NULL = defaults) and realizes the first step's
  * targets (every context rule backs off) with a cold solve. */
-pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
-                             pn_generator **out, pn_error_info *info);
+pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings, pn_generator **out,
+                             pn_error_info *info);
 void pn_generator_free(pn_generator *gen);
 
 /* New knobs and a warm re-realization (with the settings' warm_pool). */
@@ -68,8 +68,7 @@ uint64_t pn_generator_constraint_misses(const pn_generator *gen);
  * pitch or the realization gives it no mass. Sets up the voice's
  * conditional tables at the first call for that voice (allocates then;
  * pn_generator_prepare_conditional() does it ahead of time). */
-int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng *rng,
-                                int *pitches);
+int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng *rng, int *pitches);
 pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error_info *info);
 
 /* Why the last pn_generator_draw_given() that returned -1 could not set

@@ -43,15 +43,15 @@ typedef struct pn_row_sums {
 } pn_row_sums;
 
 typedef struct pn_problem {
-    int64_t n;           /* size of the raw space */
-    int32_t num_rules;   /* K */
-    int32_t num_rows;    /* m = sum of the rule sizes */
-    int32_t *rule_start; /* K + 1 entries, rule_start[0] = 0, [K] = m */
-    char **rule_name;    /* K names, owned */
-    double *target;      /* m entries: b */
-    int64_t num_groups;  /* K' */
-    int32_t *group_rows; /* K' x K, row-major: global row of group k in rule r */
-    int64_t *group_size; /* K' entries: raw inputs in group k (c_k >= 1) */
+    int64_t n;            /* size of the raw space */
+    int32_t num_rules;    /* K */
+    int32_t num_rows;     /* m = sum of the rule sizes */
+    int32_t *rule_start;  /* K + 1 entries, rule_start[0] = 0, [K] = m */
+    char **rule_name;     /* K names, owned */
+    double *target;       /* m entries: b */
+    int64_t num_groups;   /* K' */
+    int32_t *group_rows;  /* K' x K, row-major: global row of group k in rule r */
+    int64_t *group_size;  /* K' entries: raw inputs in group k (c_k >= 1) */
     pn_row_sums row_sums; /* all NULL when the problem has none */
 } pn_problem;
 

@@ -46,9 +46,9 @@ extern "C" {
 #define PN_RULES_MAX_SPACE ((int64_t)1 << 28)
 
 enum {
-    PN_RULES_MAX_RULES = 4096,     /* most rules in one set */
-    PN_RULES_NAME_MAX = 128,       /* longest rule or set name, terminator excluded */
-    PN_RULES_MAX_REFINEMENTS = 4,  /* most finer context levels of one rule */
+    PN_RULES_MAX_RULES = 4096,    /* most rules in one set */
+    PN_RULES_NAME_MAX = 128,      /* longest rule or set name, terminator excluded */
+    PN_RULES_MAX_REFINEMENTS = 4, /* most finer context levels of one rule */
 };
 
 /* Smoothing of a context rule when its file gives none: a listed context
@@ -75,14 +75,14 @@ typedef struct pn_rule_context {
 } pn_rule_context;
 
 typedef struct pn_rule {
-    char *name;                /* unique within the set */
-    char *description;         /* NULL when the file has none */
-    int fixed;                 /* "learn": false: learning leaves its targets as written */
-    pn_feature *feature;       /* parsed for the set's space */
-    pn_feature_table *table;   /* the feature's values over the space */
-    double *target;            /* m = pn_feature_table_size(table) entries, summing to 1:
-                                * the unconditional (back-off) distribution */
-    pn_rule_context *context;  /* NULL for an unconditional rule */
+    char *name;               /* unique within the set */
+    char *description;        /* NULL when the file has none */
+    int fixed;                /* "learn": false: learning leaves its targets as written */
+    pn_feature *feature;      /* parsed for the set's space */
+    pn_feature_table *table;  /* the feature's values over the space */
+    double *target;           /* m = pn_feature_table_size(table) entries, summing to 1:
+                               * the unconditional (back-off) distribution */
+    pn_rule_context *context; /* NULL for an unconditional rule */
     /* Finer contexts, coarse to fine (say the whole previous sonority after
      * its outer voices): a listed row of each level is smoothed toward the
      * targets of the levels before it, so a context seen rarely at a fine
@@ -166,23 +166,24 @@ typedef struct pn_rule_set_options {
 void pn_rule_set_options_default(pn_rule_set_options *opts);
 
 pn_error pn_rule_set_parse_opt(const char *name, const char *text, size_t len,
-                            const pn_rule_set_options *opts, pn_rule_set **out, pn_error_info *info);
+                               const pn_rule_set_options *opts, pn_rule_set **out,
+                               pn_error_info *info);
 pn_error pn_rule_set_read_opt(const char *path, const pn_rule_set_options *opts, pn_rule_set **out,
-                           pn_error_info *info);
+                              pn_error_info *info);
 
 /* Parses a rule set from len bytes of JSON text; name is used in messages
  * (usually the file name). On failure *out is NULL. */
 pn_error pn_rule_set_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
-                        pn_error_info *info);
+                           pn_error_info *info);
 
 /* Reads and parses the file at path (PN_ERR_IO if it cannot be opened). */
 pn_error pn_rule_set_read(const char *path, pn_rule_set **out, pn_error_info *info);
 
 /* As above, with PN_RULES_* flags. */
 pn_error pn_rule_set_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
-                           pn_rule_set **out, pn_error_info *info);
+                              pn_rule_set **out, pn_error_info *info);
 pn_error pn_rule_set_read_ex(const char *path, unsigned flags, pn_rule_set **out,
-                          pn_error_info *info);
+                             pn_error_info *info);
 
 void pn_rule_set_free(pn_rule_set *rs);
 
@@ -192,7 +193,7 @@ void pn_rule_set_free(pn_rule_set *rs);
  * receives each sonority's group (n entries). PN_ERR_INVALID when the space
  * has more than PN_RULES_MAX_SPACE sonorities or the rows do not fit. */
 pn_error pn_rule_set_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
-                                pn_error_info *info);
+                                   pn_error_info *info);
 
 /* What pn_rule_set_build_problem() checks first: its value tables, the
  * de-overlap's peak and (with_group_of) the caller's n-entry group map fit
@@ -218,7 +219,7 @@ int pn_rule_set_has_context(const pn_rule_set *rs);
  * Allocation-free. PN_ERR_INVALID when a pitch of previous is outside the
  * space. */
 pn_error pn_rule_set_targets(const pn_rule_set *rs, const int *previous, double *b,
-                          pn_error_info *info);
+                             pn_error_info *info);
 
 /* 1 when the move from `previous` to `pitches` (num_voices pitches each,
  * negative = rest) keeps every constraint of the set; also when previous is

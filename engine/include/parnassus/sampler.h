@@ -69,7 +69,7 @@ typedef struct pn_group_index pn_group_index;
 /* Builds the lists from group_of[x] in [0, num_groups) for x = 0..n-1 by a
  * counting sort: O(n + K'). Empty groups are allowed. */
 pn_error pn_group_index_create(const int32_t *group_of, int64_t n, int64_t num_groups,
-                              pn_group_index **out, pn_error_info *info);
+                               pn_group_index **out, pn_error_info *info);
 void pn_group_index_free(pn_group_index *index);
 
 int64_t pn_group_index_num_groups(const pn_group_index *index);

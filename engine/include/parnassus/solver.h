@@ -60,9 +60,9 @@ typedef struct pn_settings {
     double p_tol;         /* KKT tolerance of the p-step                   (1e-11) */
     int p_max_newton;     /* Newton iterations per p-step                  (100) */
     pn_wstep_method w_method;
-    double admm_rho;   /* ADMM penalty; 0 = automatic (see wstep.h)     (0) */
-    int admm_max_iter; /*                                               (20000) */
-    double admm_tol;   /* ADMM primal/dual residual tolerance           (1e-12) */
+    double admm_rho;         /* ADMM penalty; 0 = automatic (see wstep.h)     (0) */
+    int admm_max_iter;       /*                                               (20000) */
+    double admm_tol;         /* ADMM primal/dual residual tolerance           (1e-12) */
     int64_t max_memory;      /* bytes pn_solver_create may allocate (PN_DEFAULT_MAX_MEMORY) */
     pn_progress_fn progress; /* NULL: none                                 (NULL) */
     void *progress_user;

@@ -16,10 +16,10 @@ struct pn_feature_sums {
     int32_t num_inner_all, num_outer_all;
     const int32_t *const *lut; /* per rule: its table's lookup */
     int64_t (*vstride)[PN_SPACE_MAX_VOICES];
-    int32_t *first_row;  /* per rule: its first row */
-    int32_t *inner;      /* the rules whose window has the last voice ... */
+    int32_t *first_row; /* per rule: its first row */
+    int32_t *inner;     /* the rules whose window has the last voice ... */
     int32_t num_inner;
-    int32_t *outer;      /* ... and the others */
+    int32_t *outer; /* ... and the others */
     int32_t num_outer;
     int64_t *base; /* scratch: per rule, the lookup offset of the upper voices */
     /* scratch of one run of the last voice, per inner rule: its lookup at
@@ -104,8 +104,8 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
     s->run_stride = malloc((size_t)K * sizeof *s->run_stride);
     s->run_row = malloc((size_t)K * sizeof *s->run_row);
     s->lut = lut;
-    if (!lut || !s->vstride || !s->first_row || !s->inner || !s->outer || !s->base ||
-        !s->run_lut || !s->run_stride || !s->run_row || !s->inner_all || !s->outer_all) {
+    if (!lut || !s->vstride || !s->first_row || !s->inner || !s->outer || !s->base || !s->run_lut ||
+        !s->run_stride || !s->run_row || !s->inner_all || !s->outer_all) {
         pn_feature_sums_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "feature sums: out of memory");
     }
@@ -195,8 +195,8 @@ int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const
             if (nv == 2)
                 up1 += v[row * nv + 1];
         }
-        const int64_t run = radix[last] - digit[last] < count - i ? radix[last] - digit[last]
-                                                                  : count - i;
+        const int64_t run =
+            radix[last] - digit[last] < count - i ? radix[last] - digit[last] : count - i;
         if (!(skip && up0 + inner_low[0] >= cut[0] && (nv == 1 || up1 + inner_low[1] >= cut[1]))) {
             /* the inner rules' entries for this run: consecutive steps of
              * the last voice move each lookup by its stride */

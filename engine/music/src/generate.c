@@ -14,9 +14,9 @@ struct pn_generator {
     pn_group_index *index;
     pn_solver *solver;
     pn_sampler *sampler;
-    double *target; /* m entries: b of the current step */
-    pn_settings knobs;     /* the caller's settings: cold solves and knob changes */
-    pn_settings stepping;  /* the same with warm_pool 0: context steps */
+    double *target;         /* m entries: b of the current step */
+    pn_settings knobs;      /* the caller's settings: cold solves and knob changes */
+    pn_settings stepping;   /* the same with warm_pool 0: context steps */
     int stepping_installed; /* which of the two the solver has */
     pn_info last;
     int previous[PN_SPACE_MAX_VOICES]; /* the context of the current realization */
@@ -89,8 +89,8 @@ static pn_error check_memory(pn_generator *gen, const pn_rule_set *rs, const pn_
     return pn_memory_check(need, s->max_memory, info, what);
 }
 
-pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
-                             pn_generator **out, pn_error_info *info)
+pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings, pn_generator **out,
+                             pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_generator_create: out is NULL");
@@ -99,8 +99,9 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
         return pn_fail(info, PN_ERR_INVALID, "pn_generator_create: no rule set given");
     const int64_t n = pn_space_size(&rs->space);
     if (n < 1 || n > PN_RULES_MAX_SPACE)
-        return pn_fail(info, PN_ERR_INVALID, "rule set %.100s: a space of %lld sonorities is too large",
-                       rs->name, (long long)n);
+        return pn_fail(info, PN_ERR_INVALID,
+                       "rule set %.100s: a space of %lld sonorities is too large", rs->name,
+                       (long long)n);
     pn_generator *gen = calloc(1, sizeof *gen);
     if (!gen)
         return pn_fail(info, PN_ERR_NOMEM, "pn_generator_create: out of memory");
@@ -282,9 +283,8 @@ pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error
     if (!label_of)
         return pn_fail(info, PN_ERR_NOMEM, "pn_generator_prepare_conditional: out of memory");
     pn_space_voice_labels(space, voice, label_of);
-    pn_error err = pn_conditional_create(gen->index, label_of,
-                                         (int32_t)pn_space_radix(space, voice), &gen->given[voice],
-                                         info);
+    pn_error err = pn_conditional_create(
+        gen->index, label_of, (int32_t)pn_space_radix(space, voice), &gen->given[voice], info);
     free(label_of);
     if (err != PN_OK)
         return err;
@@ -293,8 +293,7 @@ pn_error pn_generator_prepare_conditional(pn_generator *gen, int voice, pn_error
     return PN_OK;
 }
 
-int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng *rng,
-                                int *pitches)
+int64_t pn_generator_draw_given(pn_generator *gen, int voice, int pitch, pn_rng *rng, int *pitches)
 {
     const pn_space *space = &gen->rules->space;
     if (voice < 0 || voice >= space->num_voices)

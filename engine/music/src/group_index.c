@@ -8,7 +8,7 @@
 #include <string.h>
 
 pn_error pn_group_index_create(const int32_t *group_of, int64_t n, int64_t num_groups,
-                              pn_group_index **out, pn_error_info *info)
+                               pn_group_index **out, pn_error_info *info)
 {
     *out = NULL;
     if (n < 1 || n > INT32_MAX)

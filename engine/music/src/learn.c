@@ -58,7 +58,7 @@ enum { MAX_LEVELS = 1 + PN_RULES_MAX_REFINEMENTS };
 
 /* What learning builds for one rule before it replaces the rule's arrays. */
 typedef struct learned {
-    double *count; /* m: weight per cell (becomes the targets) */
+    double *count;      /* m: weight per cell (becomes the targets) */
     int32_t num_levels; /* the context and its refinements, 0 without a context */
     learned_level level[MAX_LEVELS];
     int32_t prev_context[MAX_LEVELS]; /* psi cells of the previous sonority */
@@ -326,8 +326,8 @@ pn_error pn_learn(pn_rule_set *rs, const pn_corpus *corpus, const pn_learn_setti
     }
     for (int32_t r = 0; r < K; ++r)
         for (int32_t k = 0; k < l[r].num_levels; ++k)
-            if ((err = build_rows(&l[r].level[k], pn_feature_table_size(rs->rules[r].table), s,
-                                  rep, info)) != PN_OK)
+            if ((err = build_rows(&l[r].level[k], pn_feature_table_size(rs->rules[r].table), s, rep,
+                                  info)) != PN_OK)
                 goto done;
     /* nothing can fail from here on: replace the rules' arrays */
     for (int32_t r = 0; r < K; ++r)

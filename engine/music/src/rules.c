@@ -38,22 +38,26 @@ static pn_error read_space(const pn_rr *rd, const json_t *root, pn_space *space)
     const json_t *low = json_object_get(sp, "low");
     const json_t *high = json_object_get(sp, "high");
     int k = PN_SPACE_DEFAULT_VOICES;
-    if (voices && (err = pn_rr_get_int(rd, "space.voices", voices, 1, PN_SPACE_MAX_VOICES, &k)) != PN_OK)
+    if (voices &&
+        (err = pn_rr_get_int(rd, "space.voices", voices, 1, PN_SPACE_MAX_VOICES, &k)) != PN_OK)
         return err;
     int lo[PN_SPACE_MAX_VOICES] = {0}, hi[PN_SPACE_MAX_VOICES] = {0};
     char path[64];
     if (ranges) {
         if (low || high)
-            return pn_rr_fail_at(rd, "space", "give either \"ranges\" or \"low\"/\"high\", not both");
+            return pn_rr_fail_at(rd, "space",
+                                 "give either \"ranges\" or \"low\"/\"high\", not both");
         if (!json_is_array(ranges)) {
             return pn_rr_fail_type(rd, "space.ranges", "an array of [low, high] pairs", ranges);
         }
         size_t count = json_array_size(ranges);
         if (count < 1 || count > PN_SPACE_MAX_VOICES)
-            return pn_rr_fail_at(rd, "space.ranges", "must have 1..%d entries (one per voice), got %zu",
-                           PN_SPACE_MAX_VOICES, count);
+            return pn_rr_fail_at(rd, "space.ranges",
+                                 "must have 1..%d entries (one per voice), got %zu",
+                                 PN_SPACE_MAX_VOICES, count);
         if (voices && (size_t)k != count)
-            return pn_rr_fail_at(rd, "space.ranges", "has %zu entries but space.voices is %d", count, k);
+            return pn_rr_fail_at(rd, "space.ranges", "has %zu entries but space.voices is %d",
+                                 count, k);
         k = (int)count;
         for (int v = 0; v < k; ++v) {
             const json_t *pair = json_array_get(ranges, (size_t)v);
@@ -146,7 +150,8 @@ static pn_error from_json(const pn_rr *rd, const json_t *root, pn_rule_set **out
     if (count == 0)
         return pn_rr_fail_at(rd, "rules", "empty list, a rule set needs at least one rule");
     if (count > PN_RULES_MAX_RULES)
-        return pn_rr_fail_at(rd, "rules", "%zu rules, at most %d are allowed", count, PN_RULES_MAX_RULES);
+        return pn_rr_fail_at(rd, "rules", "%zu rules, at most %d are allowed", count,
+                             PN_RULES_MAX_RULES);
 
     pn_rule_set *rs = calloc(1, sizeof *rs);
     if (!rs)
@@ -195,8 +200,7 @@ static pn_error decode_failure(const pn_rr *rd, const json_error_t *je)
     return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s", rd->name, je->text);
 }
 
-static pn_error parse_root(const pn_rr *rd, json_t *root, const json_error_t *je,
-                           pn_rule_set **out)
+static pn_error parse_root(const pn_rr *rd, json_t *root, const json_error_t *je, pn_rule_set **out)
 {
     if (!root)
         return decode_failure(rd, je);
@@ -220,7 +224,8 @@ static pn_error check_options(const pn_rule_set_options *opts, pn_error_info *in
 }
 
 pn_error pn_rule_set_parse_opt(const char *name, const char *text, size_t len,
-                            const pn_rule_set_options *opts, pn_rule_set **out, pn_error_info *info)
+                               const pn_rule_set_options *opts, pn_rule_set **out,
+                               pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_parse: out is NULL");
@@ -239,7 +244,7 @@ pn_error pn_rule_set_parse_opt(const char *name, const char *text, size_t len,
 }
 
 pn_error pn_rule_set_parse_ex(const char *name, const char *text, size_t len, unsigned flags,
-                           pn_rule_set **out, pn_error_info *info)
+                              pn_rule_set **out, pn_error_info *info)
 {
     pn_rule_set_options opts;
     pn_rule_set_options_default(&opts);
@@ -248,13 +253,13 @@ pn_error pn_rule_set_parse_ex(const char *name, const char *text, size_t len, un
 }
 
 pn_error pn_rule_set_parse(const char *name, const char *text, size_t len, pn_rule_set **out,
-                        pn_error_info *info)
+                           pn_error_info *info)
 {
     return pn_rule_set_parse_ex(name, text, len, 0, out, info);
 }
 
 pn_error pn_rule_set_read_opt(const char *path, const pn_rule_set_options *opts, pn_rule_set **out,
-                           pn_error_info *info)
+                              pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_read: out is NULL");
@@ -273,7 +278,8 @@ pn_error pn_rule_set_read_opt(const char *path, const pn_rule_set_options *opts,
     return err;
 }
 
-pn_error pn_rule_set_read_ex(const char *path, unsigned flags, pn_rule_set **out, pn_error_info *info)
+pn_error pn_rule_set_read_ex(const char *path, unsigned flags, pn_rule_set **out,
+                             pn_error_info *info)
 {
     pn_rule_set_options opts;
     pn_rule_set_options_default(&opts);

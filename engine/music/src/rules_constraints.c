@@ -205,8 +205,8 @@ static pn_error read_constraint(const pn_rr *rd, const pn_rule_set *rs, size_t i
         if (strcmp(rs->constraints[j].name, name) == 0) {
             char shown[80];
             pn_rr_show_text(name, shown, sizeof shown);
-            return pn_rr_fail_at(rd, fpath, "duplicate constraint name \"%s\" (also constraints[%zu])",
-                                 shown, j);
+            return pn_rr_fail_at(
+                rd, fpath, "duplicate constraint name \"%s\" (also constraints[%zu])", shown, j);
         }
     if (!(c->name = pn_copy_string(name)))
         return pn_rr_out_of_memory(rd);

@@ -59,7 +59,7 @@ pn_error pn_rule_set_check_build(const pn_rule_set *rs, int with_group_of, pn_er
 }
 
 pn_error pn_rule_set_build_problem(const pn_rule_set *rs, pn_problem **out, int32_t *group_of,
-                                pn_error_info *info)
+                                   pn_error_info *info)
 {
     if (!out)
         return pn_fail(info, PN_ERR_INVALID, "pn_rule_set_build_problem: out is NULL");

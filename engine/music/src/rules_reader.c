@@ -59,7 +59,7 @@ void pn_rr_show_text(const char *s, char *buf, size_t size)
 
 /* Rejects keys of obj not in the NULL-terminated list. */
 pn_error pn_rr_check_keys(const pn_rr *rd, const char *path, const json_t *obj,
-                           const char *const *allowed)
+                          const char *const *allowed)
 {
     const char *key;
     const json_t *v;
@@ -79,8 +79,7 @@ pn_error pn_rr_check_keys(const pn_rr *rd, const char *path, const json_t *obj,
 }
 
 /* An integer field in [lo, hi]. */
-pn_error pn_rr_get_int(const pn_rr *rd, const char *path, const json_t *v, int lo, int hi,
-                        int *out)
+pn_error pn_rr_get_int(const pn_rr *rd, const char *path, const json_t *v, int lo, int hi, int *out)
 {
     if (!json_is_integer(v)) {
         return pn_rr_fail_type(rd, path, "an integer", v);
@@ -124,4 +123,3 @@ pn_error pn_rr_get_name(const pn_rr *rd, const char *path, const json_t *v, cons
     *out = json_string_value(v);
     return PN_OK;
 }
-

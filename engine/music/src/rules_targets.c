@@ -88,7 +88,7 @@ static pn_error refine(const pn_rule_context *c, int32_t m, const int *previous,
 }
 
 pn_error pn_rule_set_targets(const pn_rule_set *rs, const int *previous, double *b,
-                          pn_error_info *info)
+                             pn_error_info *info)
 {
     double *out = b;
     for (int32_t r = 0; r < rs->num_rules; ++r) {

@@ -94,9 +94,9 @@ typedef struct pn_pstep {
     const pn_row_sums *row_sums;
     int structured;
     int identity;
-    double *row_values; /* 2 m: a value (or two, interleaved) per global row */
-    double *block_sums; /* 2 PN_PSTEP_BLOCK: the sums of one block of groups */
-    int32_t *block_at;  /* PN_PSTEP_BLOCK: which inputs of the block were summed */
+    double *row_values;          /* 2 m: a value (or two, interleaved) per global row */
+    double *block_sums;          /* 2 PN_PSTEP_BLOCK: the sums of one block of groups */
+    int32_t *block_at;           /* PN_PSTEP_BLOCK: which inputs of the block were summed */
     unsigned char *first_member; /* K' (structured, merged): the input is its group's first */
     double *row_lower;           /* 2 K: each rule's least row value (the passes' bound) */
     pn_row_sums_bound bound;
@@ -116,10 +116,10 @@ typedef struct pn_pstep {
     int32_t *ws_cols;
     double *ws_c;
     int64_t ws_cap, ws_synced;
-    double *center;       /* J: proximal centre r */
-    int center_zero;      /* every centre is 0 (lambda_p > 0): passes skip them */
-    double *kappa;        /* per working-set position: line-search slopes */
-    int64_t *support;     /* working-set positions with t > 0 */
+    double *center;   /* J: proximal centre r */
+    int center_zero;  /* every centre is 0 (lambda_p > 0): passes skip them */
+    double *kappa;    /* per working-set position: line-search slopes */
+    int64_t *support; /* working-set positions with t > 0 */
     int64_t support_count;
     /* pricing */
     int32_t *cand;  /* J */
@@ -136,8 +136,8 @@ typedef struct pn_pstep {
     double *grad, *dir;      /* m_act + 1 */
     double *y_act;           /* m_act */
     pn_linsys *linsys;       /* the Newton system: its factor, Schur elimination and CG */
-    double *pair;  /* 2 m: (nu, row gradient) interleaved for the fused pass */
-    int cert_done; /* the last pricing pass also certified the final q */
+    double *pair;            /* 2 m: (nu, row gradient) interleaved for the fused pass */
+    int cert_done;           /* the last pricing pass also certified the final q */
     /* the last solve's inputs, to recognise an identical repeat */
     double *memo_w, *memo_b; /* m each */
     double memo_lambda, memo_tol;

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wall_clock.h"
 #include "solver_internal.h"
+#include "wall_clock.h"
 
 int64_t pn_solver_bytes(const pn_problem *prob)
 {

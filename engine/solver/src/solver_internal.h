@@ -44,7 +44,7 @@ struct pn_solver {
     double *rule_err;                             /* K */
     int32_t *order;                               /* K */
     int pool_count;
-    pn_rng rng;               /* the random restarts' own stream (seeded) */
+    pn_rng rng; /* the random restarts' own stream (seeded) */
     int last_newton;
     /* optional trace of the objective after every half-step (tests) */
     double *trace;

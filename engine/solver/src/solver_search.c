@@ -3,8 +3,8 @@
  * the pool of selections that later solves start from. */
 #include <string.h>
 
-#include "wall_clock.h"
 #include "solver_internal.h"
+#include "wall_clock.h"
 
 /* Which rules w keeps. */
 static void selection_of(const pn_problem *prob, const double *w, unsigned char *mask)
