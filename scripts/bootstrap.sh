@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
+  clang-format                        # .ci/run checks the formatting (bookworm: 14)
   libopenblas-serial-dev              # serial static OpenBLAS (LAPACK potrf)
   libcmocka-dev                       # unit tests
   libjansson-dev                      # JSON output and rule files
