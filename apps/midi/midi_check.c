@@ -158,3 +158,15 @@ pn_error pn_midi_check_file(const char *name, const unsigned char *d, size_t siz
                        found, ntracks);
     return PN_OK;
 }
+
+int pn_midi_note_kind(const smf_event_t *ev, int *channel, int *key)
+{
+    if (!ev || !ev->midi_buffer || ev->midi_buffer_length < 3)
+        return -1;
+    const int status = ev->midi_buffer[0] & 0xF0;
+    if (status != 0x80 && status != 0x90)
+        return -1;
+    *channel = ev->midi_buffer[0] & 0x0F;
+    *key = ev->midi_buffer[1] & 0x7F;
+    return status == 0x90 && ev->midi_buffer[2] != 0;
+}

@@ -1,9 +1,12 @@
 /* The structural check every MIDI reader of pnmidi runs before libsmf sees
- * a file (docs/midi.md, "Checking before libsmf"). Internal to pnmidi. */
+ * a file (docs/midi.md, "Checking before libsmf"), and the note kind of a
+ * libsmf event both readers ask. Internal to pnmidi. */
 #ifndef PARNASSUS_MIDI_CHECK_H
 #define PARNASSUS_MIDI_CHECK_H
 
 #include <stddef.h>
+
+#include <smf.h>
 
 #include "parnassus/error.h"
 
@@ -12,5 +15,9 @@
  * for anything libsmf could trip over. */
 pn_error pn_midi_check_file(const char *name, const unsigned char *d, size_t size,
                             pn_error_info *info);
+
+/* A libsmf event's kind: 1 note-on, 0 note-off (0x80, or 0x90 with
+ * velocity 0), -1 anything else; a note sets *channel and *key. */
+int pn_midi_note_kind(const smf_event_t *ev, int *channel, int *key);
 
 #endif

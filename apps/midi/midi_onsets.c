@@ -26,19 +26,6 @@ static int cmp_note_event(const void *pa, const void *pb)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* 1 note-on, 0 note-off (0x80, or 0x90 with velocity 0), -1 anything else. */
-static int note_kind(const smf_event_t *ev, int *channel, int *key)
-{
-    if (!ev || !ev->midi_buffer || ev->midi_buffer_length < 3)
-        return -1;
-    const int status = ev->midi_buffer[0] & 0xF0;
-    if (status != 0x80 && status != 0x90)
-        return -1;
-    *channel = ev->midi_buffer[0] & 0x0F;
-    *key = ev->midi_buffer[1] & 0x7F;
-    return status == 0x90 && ev->midi_buffer[2] != 0;
-}
-
 void pn_midi_onsets_free(pn_midi_onsets *o)
 {
     if (!o)
@@ -189,7 +176,7 @@ static pn_error read_smf(const char *name, smf_t *smf, pn_midi_onsets *o, pn_err
         int has = 0;
         for (int j = 1; track && j <= track->number_of_events; ++j) {
             int ch, key;
-            const int kind = note_kind(smf_track_get_event_by_number(track, j), &ch, &key);
+            const int kind = pn_midi_note_kind(smf_track_get_event_by_number(track, j), &ch, &key);
             total_events += kind >= 0;
             if (kind == 1)
                 has = channel_has[ch] = 1;
@@ -236,7 +223,7 @@ static pn_error read_smf(const char *name, smf_t *smf, pn_midi_onsets *o, pn_err
         for (int j = 1; track && j <= track->number_of_events; ++j) {
             const smf_event_t *e = smf_track_get_event_by_number(track, j);
             int ch, key;
-            const int kind = note_kind(e, &ch, &key);
+            const int kind = pn_midi_note_kind(e, &ch, &key);
             if (kind < 0)
                 continue;
             if (e->time_pulses < 0) {

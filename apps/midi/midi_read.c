@@ -27,19 +27,6 @@ static int cmp_note_event(const void *pa, const void *pb)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* Classifies a libsmf event: 1 note-on, 0 note-off, -1 anything else. */
-static int note_kind(const smf_event_t *ev, int *channel, int *key)
-{
-    if (!ev || !ev->midi_buffer || ev->midi_buffer_length < 3)
-        return -1;
-    int status = ev->midi_buffer[0] & 0xF0;
-    if (status != 0x80 && status != 0x90)
-        return -1;
-    *channel = ev->midi_buffer[0] & 0x0F;
-    *key = ev->midi_buffer[1] & 0x7F;
-    return status == 0x90 && ev->midi_buffer[2] != 0;
-}
-
 /* Which tracks and channels hold notes, and the voice each feeds (-1:
  * none). */
 typedef struct voice_map {
@@ -59,7 +46,7 @@ static void count_notes(smf_t *smf, voice_map *vm)
         int has = 0;
         for (int j = 1; track && j <= track->number_of_events; ++j) {
             int ch, key;
-            int kind = note_kind(smf_track_get_event_by_number(track, j), &ch, &key);
+            int kind = pn_midi_note_kind(smf_track_get_event_by_number(track, j), &ch, &key);
             if (kind >= 0)
                 vm->total_events++;
             if (kind == 1) {
@@ -118,7 +105,7 @@ static pn_error collect_events(const char *name, smf_t *smf, const voice_map *vm
         for (int j = 1; track && j <= track->number_of_events; ++j) {
             const smf_event_t *ev = smf_track_get_event_by_number(track, j);
             int ch, key;
-            int kind = note_kind(ev, &ch, &key);
+            int kind = pn_midi_note_kind(ev, &ch, &key);
             if (kind < 0)
                 continue;
             int v = m->source == PN_MIDI_VOICES_FROM_TRACKS ? vm->track_voice[i]
