@@ -100,16 +100,16 @@ static void test_path_png_and_svg(void **state)
 {
     (void)state;
     fake_path p;
-    char err[256] = "";
+    pn_error_info info = {PN_OK, ""};
     make_path(&p, 5);
     const char *title = "a1.txt \xE2\x80\x94 \xCE\xB1 = 0.8, \xCE\xBBp = 0.0001";
     assert_int_equal(pn_plot_path(out_path("path.png"), title, 5, names, NUM_POINTS, p.x, p.norm,
-                                  p.error, err, sizeof err),
-                     0);
+                                  p.error, &info),
+                     PN_OK);
     check_file("path.png");
     assert_int_equal(pn_plot_path(out_path("path.svg"), title, 5, names, NUM_POINTS, p.x, p.norm,
-                                  p.error, err, sizeof err),
-                     0);
+                                  p.error, &info),
+                     PN_OK);
     check_file("path.svg");
 }
 
@@ -117,17 +117,17 @@ static void test_path_many_rules(void **state)
 {
     (void)state;
     fake_path p;
-    char err[256] = "";
+    pn_error_info info = {PN_OK, ""};
     make_path(&p, NUM_NAMES);
     assert_int_equal(pn_plot_path(out_path("path16.png"), "16 rules", NUM_NAMES, names, NUM_POINTS,
-                                  p.x, p.norm, p.error, err, sizeof err),
-                     0);
+                                  p.x, p.norm, p.error, &info),
+                     PN_OK);
     check_file("path16.png");
     /* more rules than the legend holds; no names: "rule N" */
     make_path(&p, MAX_RULES);
     assert_int_equal(pn_plot_path(out_path("path40.svg"), "40 rules", MAX_RULES, NULL, NUM_POINTS,
-                                  p.x, p.norm, p.error, err, sizeof err),
-                     0);
+                                  p.x, p.norm, p.error, &info),
+                     PN_OK);
     check_file("path40.svg");
 }
 
@@ -135,14 +135,14 @@ static void test_path_degenerate(void **state)
 {
     (void)state;
     double x = 0.0, norm[2] = {0.0, 0.0}, error = 0.0;
-    char err[256] = "";
-    assert_int_equal(
-        pn_plot_path(out_path("one.PNG"), NULL, 2, NULL, 1, &x, norm, &error, err, sizeof err), 0);
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_plot_path(out_path("one.PNG"), NULL, 2, NULL, 1, &x, norm, &error, &info),
+                     PN_OK);
     check_file("one.PNG");
     double gap[3] = {-1.0, NAN, 1.0}, gap_norm[3] = {0.1, NAN, 0.2}, gap_err[3] = {1.0, 2.0, NAN};
-    assert_int_equal(pn_plot_path(out_path("gap.svg"), "gaps", 1, names, 3, gap, gap_norm, gap_err,
-                                  err, sizeof err),
-                     0);
+    assert_int_equal(
+        pn_plot_path(out_path("gap.svg"), "gaps", 1, names, 3, gap, gap_norm, gap_err, &info),
+        PN_OK);
     check_file("gap.svg");
 }
 
@@ -156,22 +156,21 @@ static void test_rule_errors(void **state)
         a[r] = selected[r] ? 1e-3 * r : 0.2 + 0.05 * (r % 5);
         b[r] = 0.12 + 0.02 * (r % 4);
     }
-    char err[256] = "";
+    pn_error_info info = {PN_OK, ""};
     const char *title = "selective vs non-selective";
     assert_int_equal(pn_plot_rule_errors(out_path("errors.png"), title, NUM_NAMES, names, a,
                                          "selective (log\xE2\x82\x82 \xCE\xBBw = 1)", b,
-                                         "non-selective", selected, err, sizeof err),
-                     0);
+                                         "non-selective", selected, &info),
+                     PN_OK);
     check_file("errors.png");
     assert_int_equal(pn_plot_rule_errors(out_path("errors.svg"), title, NUM_NAMES, names, a,
-                                         "selective", b, "non-selective", selected, err,
-                                         sizeof err),
-                     0);
+                                         "selective", b, "non-selective", selected, &info),
+                     PN_OK);
     check_file("errors.svg");
     static const char *const short_names[4] = {"bass", "alto", "tenor", "sop"};
     assert_int_equal(pn_plot_rule_errors(out_path("errors4.png"), "one series", 4, short_names, a,
-                                         "selective", NULL, NULL, NULL, err, sizeof err),
-                     0);
+                                         "selective", NULL, NULL, NULL, &info),
+                     PN_OK);
     check_file("errors4.png");
 }
 
@@ -179,27 +178,41 @@ static void test_errors_are_reported(void **state)
 {
     (void)state;
     double x = 0.0, norm = 0.1, error = 0.0;
-    char err[256] = "";
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_plot_path(out_path("plot.pdf"), "t", 1, names, 1, &x, &norm, &error, &info),
+                     PN_ERR_INVALID);
+    assert_non_null(strstr(info.message, ".png or .svg"));
+    info.message[0] = '\0';
     assert_int_equal(
-        pn_plot_path(out_path("plot.pdf"), "t", 1, names, 1, &x, &norm, &error, err, sizeof err),
-        -1);
-    assert_non_null(strstr(err, ".png or .svg"));
-    err[0] = '\0';
-    assert_int_equal(pn_plot_path(out_path("no-such-dir/plot.png"), "t", 1, names, 1, &x, &norm,
-                                  &error, err, sizeof err),
-                     -1);
-    assert_non_null(strstr(err, "cannot"));
-    err[0] = '\0';
-    assert_int_equal(pn_plot_path(out_path("no-such-dir/plot.svg"), "t", 1, names, 1, &x, &norm,
-                                  &error, err, sizeof err),
-                     -1);
-    assert_non_null(strstr(err, "cannot"));
+        pn_plot_path(out_path("no-such-dir/plot.png"), "t", 1, names, 1, &x, &norm, &error, &info),
+        PN_ERR_IO);
+    assert_non_null(strstr(info.message, "cannot"));
+    info.message[0] = '\0';
     assert_int_equal(
-        pn_plot_path(out_path("empty.png"), "t", 1, names, 0, &x, &norm, &error, NULL, 0), -1);
+        pn_plot_path(out_path("no-such-dir/plot.svg"), "t", 1, names, 1, &x, &norm, &error, &info),
+        PN_ERR_IO);
+    assert_non_null(strstr(info.message, "cannot"));
+    assert_int_equal(pn_plot_path(out_path("empty.png"), "t", 1, names, 0, &x, &norm, &error, NULL),
+                     PN_ERR_INVALID);
     assert_int_equal(pn_plot_rule_errors(out_path("empty.png"), "t", 0, names, &error, "a", NULL,
-                                         NULL, NULL, err, sizeof err),
-                     -1);
+                                         NULL, NULL, &info),
+                     PN_ERR_INVALID);
     assert_int_equal(access(out_path("empty.png"), F_OK), -1);
+}
+
+/* A plot to a path that cannot be written fails, and the message names the
+ * path. */
+static void test_unwritable_path_is_named(void **state)
+{
+    (void)state;
+    double a[2] = {0.1, 0.2};
+    char path[1100];
+    snprintf(path, sizeof path, "%s", out_path("no-such-dir/errors.png"));
+    pn_error_info info = {PN_OK, ""};
+    assert_int_not_equal(pn_plot_rule_errors(path, "t", 2, names, a, "a", NULL, NULL, NULL, &info),
+                         PN_OK);
+    assert_int_not_equal(info.code, PN_OK);
+    assert_non_null(strstr(info.message, path));
 }
 
 static int setup(void **state)
@@ -228,7 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_png_and_svg),    cmocka_unit_test(test_path_many_rules),
         cmocka_unit_test(test_path_degenerate),     cmocka_unit_test(test_rule_errors),
-        cmocka_unit_test(test_errors_are_reported),
+        cmocka_unit_test(test_errors_are_reported), cmocka_unit_test(test_unwritable_path_is_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -418,15 +418,16 @@ static void print_report(const analyze_request *req, const pn_rule_set *rs, cons
 
 static int write_plot(const analyze_request *req, const pn_problem *prob, const analysis *an)
 {
-    char title[512], label[160], message[512] = "out of memory";
+    char title[512], label[160];
+    pn_error_info info = {PN_OK, ""};
     snprintf(title, sizeof title, "%s analyzed with %s", pn_cli_basename(req->piece_file),
              pn_cli_basename(req->rules_file));
     snprintf(label, sizeof label, "piece: log\xE2\x82\x82\xCE\xBBw = %g, \xCE\xB1 = %g",
              req->settings.log2_lambda_w, req->settings.alpha);
     if (pn_plot_rule_errors(req->plot_errors, title, prob->num_rules,
                             (const char *const *)prob->rule_name, an->error, label, NULL, NULL,
-                            an->followed, message, sizeof message) != 0) {
-        fprintf(stderr, "parnassus analyze: %s\n", message);
+                            an->followed, &info) != PN_OK) {
+        fprintf(stderr, "parnassus analyze: %s\n", info.message);
         return -1;
     }
     return 0;

@@ -329,7 +329,7 @@ static int run(const evaluate_request *req)
 
     /* the files first: on failure nothing is printed */
     if (req->plot) {
-        char label[512], title[1200], in_label[700], ref_label[700], err[PN_MESSAGE_SIZE];
+        char label[512], title[1200], in_label[700], ref_label[700];
         inputs_label(req, label, sizeof label);
         if (ref)
             snprintf(title, sizeof title, "Style of %s against %s", label,
@@ -342,8 +342,8 @@ static int run(const evaluate_request *req)
                  ref && ref->name ? ref->name : pn_cli_basename(ref_path),
                  ref ? ref->stats.sonorities : 0);
         if (pn_plot_style(req->plot, title, pooled, in_label, ref ? &ref->stats : NULL, ref_label,
-                          err, sizeof err) != 0) {
-            fprintf(stderr, "parnassus %s: %s\n", command, err);
+                          &info) != PN_OK) {
+            fprintf(stderr, "parnassus %s: %s\n", command, info.message);
             goto done;
         }
     }

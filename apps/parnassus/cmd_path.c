@@ -165,7 +165,7 @@ static int write_plot(const char *out, const char *file, const pn_path *p, const
     double *x = malloc(P * sizeof *x), *err = malloc(P * sizeof *err);
     double *norm = malloc(P * K * sizeof *norm);
     int rc = -1;
-    char message[512] = "out of memory";
+    pn_error_info info = {PN_ERR_NOMEM, "out of memory"};
     if (x && err && norm) {
         for (size_t i = 0; i < P; ++i) {
             x[i] = p->points[i].log2_lambda_w;
@@ -181,11 +181,12 @@ static int write_plot(const char *out, const char *file, const pn_path *p, const
         }
         snprintf(title, sizeof title, "%s \xE2\x80\x94 \xCE\xB1 = %g, \xCE\xBBp = %g%s",
                  pn_cli_basename(file), p->alpha, p->lambda_p, ctx);
-        rc = pn_plot_path(out, title, p->num_rules, (const char *const *)prob->rule_name,
-                          p->num_points, x, norm, err, message, sizeof message);
+        if (pn_plot_path(out, title, p->num_rules, (const char *const *)prob->rule_name,
+                         p->num_points, x, norm, err, &info) == PN_OK)
+            rc = 0;
     }
     if (rc != 0)
-        fprintf(stderr, "parnassus path: %s\n", message);
+        fprintf(stderr, "parnassus path: %s\n", info.message);
     free(x);
     free(err);
     free(norm);

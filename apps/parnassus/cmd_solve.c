@@ -249,7 +249,8 @@ static int nonselective_errors(const pn_problem *prob, const pn_settings *given,
 
 static int write_errors_plot(const solve_request *req, const pn_problem *prob, const rule_stats *st)
 {
-    char title[512], label_a[160], label_b[160], message[512] = "out of memory";
+    char title[512], label_a[160], label_b[160];
+    pn_error_info info = {PN_OK, ""};
     snprintf(title, sizeof title, "%s \xE2\x80\x94 per-rule error, selective vs non-selective",
              pn_cli_basename(req->file));
     snprintf(label_a, sizeof label_a, "(a) selective: log\xE2\x82\x82\xCE\xBBw = %g, \xCE\xB1 = %g",
@@ -257,9 +258,8 @@ static int write_errors_plot(const solve_request *req, const pn_problem *prob, c
     snprintf(label_b, sizeof label_b, "(b) non-selective: all rules, equal weights");
     if (pn_plot_rule_errors(req->plot_errors, title, prob->num_rules,
                             (const char *const *)prob->rule_name, st->error, label_a,
-                            st->baseline_error, label_b, st->selected, message,
-                            sizeof message) != 0) {
-        fprintf(stderr, "parnassus solve: %s\n", message);
+                            st->baseline_error, label_b, st->selected, &info) != PN_OK) {
+        fprintf(stderr, "parnassus solve: %s\n", info.message);
         return -1;
     }
     return 0;

@@ -281,7 +281,7 @@ static int write_plot(const sweep_cli *cli, const pn_sweep_report *r)
     const pn_style_stats *ref = r->reference ? &r->reference->stats : NULL;
     double *x = malloc(n * (1 + PN_SWEEP_PLOT_TV + PN_SWEEP_PLOT_SHARES) * sizeof *x);
     int *kept = malloc(3 * n * sizeof *kept);
-    char err[PN_MESSAGE_SIZE] = "out of memory";
+    pn_error_info info = {PN_ERR_NOMEM, "out of memory"};
     int rc = -1;
     if (x && kept) {
         pn_sweep_plot d;
@@ -345,10 +345,11 @@ static int write_plot(const sweep_cli *cli, const pn_sweep_report *r)
             d.share_reference[s] = ref_shares[s];
         }
         d.reference_label = pn_sweep_reference_name(r);
-        rc = pn_plot_sweep(cli->plot, &d, err, sizeof err);
+        if (pn_plot_sweep(cli->plot, &d, &info) == PN_OK)
+            rc = 0;
     }
     if (rc != 0)
-        fprintf(stderr, "parnassus %s: %s\n", command, err);
+        fprintf(stderr, "parnassus %s: %s\n", command, info.message);
     free(x);
     free(kept);
     return rc;

@@ -1,11 +1,13 @@
 /* Plots of the command-line tool, drawn with cairo at 900 x 600 pixels.
  * The file format follows the output name: ".png" (image surface) or ".svg"
- * (SVG surface, pixel units). Every function returns 0, or -1 with a reason
- * in err (which may be NULL when errlen is 0). */
+ * (SVG surface, pixel units). Every function returns PN_OK, or an error
+ * (PN_ERR_INVALID: nothing to plot or an unknown extension; PN_ERR_IO: the
+ * file could not be written; PN_ERR_NOMEM) with a reason naming the file in
+ * info (which may be NULL). */
 #ifndef PARNASSUS_CLI_PLOT_H
 #define PARNASSUS_CLI_PLOT_H
 
-#include <stddef.h>
+#include "parnassus/error.h"
 
 enum { PN_PLOT_WIDTH = 900, PN_PLOT_HEIGHT = 600 };
 
@@ -22,18 +24,18 @@ int pn_plot_format_known(const char *out_path);
  * below the weighted error, both over a shared log2(lambda_w) axis.
  * log2_lambda_w and weighted_error hold num_points values (increasing x);
  * group_norm holds num_points x num_rules values, point by point. */
-int pn_plot_path(const char *out_path, const char *title, int num_rules, const char *const *names,
-                 int num_points, const double *log2_lambda_w, const double *group_norm,
-                 const double *weighted_error, char *err, size_t errlen);
+pn_error pn_plot_path(const char *out_path, const char *title, int num_rules,
+                      const char *const *names, int num_points, const double *log2_lambda_w,
+                      const double *group_norm, const double *weighted_error, pn_error_info *info);
 
 /* Per-rule errors |A_r p - b_r|_2 of two realizations side by side, as in
  * Fig. 4 of the paper: grouped bars per rule, a selective realization (a)
  * against a non-selective one (b). The tick labels of the rules selected in
  * (a) are bold. errors_b/label_b may be NULL for a single series,
  * selected_a may be NULL (nothing bold). */
-int pn_plot_rule_errors(const char *out_path, const char *title, int num_rules,
-                        const char *const *names, const double *errors_a, const char *label_a,
-                        const double *errors_b, const char *label_b,
-                        const unsigned char *selected_a, char *err, size_t errlen);
+pn_error pn_plot_rule_errors(const char *out_path, const char *title, int num_rules,
+                             const char *const *names, const double *errors_a, const char *label_a,
+                             const double *errors_b, const char *label_b,
+                             const unsigned char *selected_a, pn_error_info *info);
 
 #endif

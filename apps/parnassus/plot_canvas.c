@@ -6,19 +6,13 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-int pn_plot_fail(char *err, size_t errlen, const char *fmt, ...)
+/* The error of a cairo failure: an allocation, or else the file. */
+static pn_error cairo_error(cairo_status_t st)
 {
-    if (err && errlen > 0) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(err, errlen, fmt, args);
-        va_end(args);
-    }
-    return -1;
+    return st == CAIRO_STATUS_NO_MEMORY ? PN_ERR_NOMEM : PN_ERR_IO;
 }
 
 /* 1 for ".png", 0 for ".svg" (any case), -1 otherwise. */
@@ -46,14 +40,15 @@ int pn_plot_format_known(const char *out_path)
 {
     return png_by_extension(out_path) >= 0;
 }
-int pn_plot_canvas_open(pn_plot_canvas *c, const char *path, int width, int height, char *err,
-                        size_t errlen)
+pn_error pn_plot_canvas_open(pn_plot_canvas *c, const char *path, int width, int height,
+                             pn_error_info *info)
 {
     memset(c, 0, sizeof *c);
     c->path = path;
     c->png = png_by_extension(path);
     if (c->png < 0)
-        return pn_plot_fail(err, errlen, "%s: the plot file name must end in .png or .svg", path);
+        return pn_fail(info, PN_ERR_INVALID, "%s: the plot file name must end in .png or .svg",
+                       path);
     if (c->png) {
         c->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
     } else {
@@ -69,18 +64,18 @@ int pn_plot_canvas_open(pn_plot_canvas *c, const char *path, int width, int heig
         if (c->cr)
             cairo_destroy(c->cr);
         cairo_surface_destroy(c->surface);
-        return pn_plot_fail(err, errlen, "%s: cannot create the plot: %s", path,
-                            cairo_status_to_string(st));
+        return pn_fail(info, cairo_error(st), "%s: cannot create the plot: %s", path,
+                       cairo_status_to_string(st));
     }
     cairo_set_source_rgb(c->cr, 1.0, 1.0, 1.0);
     cairo_paint(c->cr);
     cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_ROUND);
-    return 0;
+    return PN_OK;
 }
 
 /* Writes the file (PNG) or finishes it (SVG) and frees everything. A file
  * that could not be completed is removed. */
-int pn_plot_canvas_close(pn_plot_canvas *c, char *err, size_t errlen)
+pn_error pn_plot_canvas_close(pn_plot_canvas *c, pn_error_info *info)
 {
     cairo_status_t st = cairo_status(c->cr);
     cairo_destroy(c->cr);
@@ -94,8 +89,8 @@ int pn_plot_canvas_close(pn_plot_canvas *c, char *err, size_t errlen)
     cairo_surface_destroy(c->surface);
     if (st != CAIRO_STATUS_SUCCESS) {
         remove(c->path);
-        return pn_plot_fail(err, errlen, "%s: cannot write the plot: %s", c->path,
-                            cairo_status_to_string(st));
+        return pn_fail(info, cairo_error(st), "%s: cannot write the plot: %s", c->path,
+                       cairo_status_to_string(st));
     }
-    return 0;
+    return PN_OK;
 }

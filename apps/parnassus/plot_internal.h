@@ -10,6 +10,8 @@
 
 #include <cairo.h>
 
+#include "parnassus/error.h"
+
 enum { PN_PLOT_TEXT_MAX = 512 }; /* room for a label, cleaned */
 
 typedef struct pn_plot_rgb {
@@ -61,19 +63,14 @@ void pn_plot_set_source(cairo_t *cr, pn_plot_rgb c);
 void pn_plot_series_style(cairo_t *cr, int i, pn_plot_marker *mark);
 void pn_plot_draw_marker(cairo_t *cr, pn_plot_marker mark, double x, double y, double r);
 
-/* -1, with the formatted reason in err (when errlen > 0). */
-int pn_plot_fail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* A white canvas of width x height pixels for path (.png or .svg); 0, or
- * -1 with a reason in err. Close it to write the file (removed when it
- * could not be completed). */
-int pn_plot_canvas_open(pn_plot_canvas *c, const char *path, int width, int height, char *err,
-                        size_t errlen);
-int pn_plot_canvas_close(pn_plot_canvas *c, char *err, size_t errlen);
+/* A white canvas of width x height pixels for path (.png or .svg); PN_OK,
+ * or an error with a reason naming path in info (PN_ERR_INVALID: not .png
+ * or .svg; PN_ERR_IO or PN_ERR_NOMEM: cairo failed). Close it to write the
+ * file (removed when it could not be completed, with PN_ERR_IO or
+ * PN_ERR_NOMEM). info may be NULL. */
+pn_error pn_plot_canvas_open(pn_plot_canvas *c, const char *path, int width, int height,
+                             pn_error_info *info);
+pn_error pn_plot_canvas_close(pn_plot_canvas *c, pn_error_info *info);
 
 /* Text: the font (sans-serif), widths, cleaning (invalid UTF-8 and control
  * characters become '?'), shortening with an ellipsis, and drawing

@@ -190,16 +190,17 @@ static void draw_path_plot(cairo_t *cr, const char *title, const path_data *d)
     draw_path_legend(cr, &top, &bottom, d);
 }
 
-int pn_plot_path(const char *out_path, const char *title, int num_rules, const char *const *names,
-                 int num_points, const double *log2_lambda_w, const double *group_norm,
-                 const double *weighted_error, char *err, size_t errlen)
+pn_error pn_plot_path(const char *out_path, const char *title, int num_rules,
+                      const char *const *names, int num_points, const double *log2_lambda_w,
+                      const double *group_norm, const double *weighted_error, pn_error_info *info)
 {
     if (num_rules < 1 || num_points < 1 || !log2_lambda_w || !group_norm || !weighted_error)
-        return pn_plot_fail(err, errlen, "%s: nothing to plot", out_path);
+        return pn_fail(info, PN_ERR_INVALID, "%s: nothing to plot", out_path);
     pn_plot_canvas c;
-    if (pn_plot_canvas_open(&c, out_path, PN_PLOT_WIDTH, PN_PLOT_HEIGHT, err, errlen) < 0)
-        return -1;
+    pn_error code = pn_plot_canvas_open(&c, out_path, PN_PLOT_WIDTH, PN_PLOT_HEIGHT, info);
+    if (code != PN_OK)
+        return code;
     path_data d = {num_rules, num_points, names, log2_lambda_w, group_norm, weighted_error};
     draw_path_plot(c.cr, title, &d);
-    return pn_plot_canvas_close(&c, err, errlen);
+    return pn_plot_canvas_close(&c, info);
 }

@@ -149,18 +149,19 @@ static void draw_bar_plot(cairo_t *cr, const char *title, const bar_data *d)
     draw_bar_legend(cr, &p, d);
 }
 
-int pn_plot_rule_errors(const char *out_path, const char *title, int num_rules,
-                        const char *const *names, const double *errors_a, const char *label_a,
-                        const double *errors_b, const char *label_b,
-                        const unsigned char *selected_a, char *err, size_t errlen)
+pn_error pn_plot_rule_errors(const char *out_path, const char *title, int num_rules,
+                             const char *const *names, const double *errors_a, const char *label_a,
+                             const double *errors_b, const char *label_b,
+                             const unsigned char *selected_a, pn_error_info *info)
 {
     if (num_rules < 1 || !errors_a)
-        return pn_plot_fail(err, errlen, "%s: nothing to plot", out_path);
+        return pn_fail(info, PN_ERR_INVALID, "%s: nothing to plot", out_path);
     pn_plot_canvas c;
-    if (pn_plot_canvas_open(&c, out_path, PN_PLOT_WIDTH, PN_PLOT_HEIGHT, err, errlen) < 0)
-        return -1;
+    pn_error code = pn_plot_canvas_open(&c, out_path, PN_PLOT_WIDTH, PN_PLOT_HEIGHT, info);
+    if (code != PN_OK)
+        return code;
     bar_data d = {num_rules,        names,     {errors_a, errors_b}, {label_a, label_b},
                   errors_b ? 2 : 1, selected_a};
     draw_bar_plot(c.cr, title, &d);
-    return pn_plot_canvas_close(&c, err, errlen);
+    return pn_plot_canvas_close(&c, info);
 }

@@ -247,19 +247,17 @@ static void draw_legend(cairo_t *cr, const char *input_label, const char *refere
     }
 }
 
-int pn_plot_style(const char *out_path, const char *title, const pn_style_stats *input,
-                  const char *input_label, const pn_style_stats *reference,
-                  const char *reference_label, char *err, size_t errlen)
+pn_error pn_plot_style(const char *out_path, const char *title, const pn_style_stats *input,
+                       const char *input_label, const pn_style_stats *reference,
+                       const char *reference_label, pn_error_info *info)
 {
-    if (!input) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: nothing to plot", out_path);
-        return -1;
-    }
+    if (!input)
+        return pn_fail(info, PN_ERR_INVALID, "%s: nothing to plot", out_path);
     pn_plot_canvas c;
-    if (pn_plot_canvas_open(&c, out_path, PN_STYLE_PLOT_WIDTH, PN_STYLE_PLOT_HEIGHT, err, errlen) <
-        0)
-        return -1;
+    pn_error code =
+        pn_plot_canvas_open(&c, out_path, PN_STYLE_PLOT_WIDTH, PN_STYLE_PLOT_HEIGHT, info);
+    if (code != PN_OK)
+        return code;
     cairo_t *cr = c.cr;
     const pn_style_stats *in = input, *ref = reference;
 
@@ -274,11 +272,9 @@ int pn_plot_style(const char *out_path, const char *title, const pn_style_stats 
 
     bar_panel *bp = malloc(sizeof *bp);
     if (!bp) {
-        pn_plot_canvas_close(&c, NULL, 0);
+        pn_plot_canvas_close(&c, NULL);
         remove(out_path);
-        if (err && errlen)
-            snprintf(err, errlen, "%s: out of memory", out_path);
-        return -1;
+        return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", out_path);
     }
     fill_chords(bp, in, ref);
     draw_bar_panel(cr, cell(0, 0, 3), bp);
@@ -307,5 +303,5 @@ int pn_plot_style(const char *out_path, const char *title, const pn_style_stats 
     snprintf(bp->label[PN_STYLE_VOICES_MAX - 1], LABEL_SIZE, "%d+", PN_STYLE_VOICES_MAX);
     draw_bar_panel(cr, cell(3, 3, 1), bp);
     free(bp);
-    return pn_plot_canvas_close(&c, err, errlen);
+    return pn_plot_canvas_close(&c, info);
 }

@@ -224,17 +224,15 @@ static void draw_heading(cairo_t *cr, const char *text, double size, int bold, d
                       PN_PLOT_ALIGN_CENTER);
 }
 
-int pn_plot_sweep(const char *out_path, const pn_sweep_plot *d, char *err, size_t errlen)
+pn_error pn_plot_sweep(const char *out_path, const pn_sweep_plot *d, pn_error_info *info)
 {
-    if (!d || d->num_points < 1 || !d->x || !d->kept_min || !d->kept_median || !d->kept_max) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: nothing to plot", out_path);
-        return -1;
-    }
+    if (!d || d->num_points < 1 || !d->x || !d->kept_min || !d->kept_median || !d->kept_max)
+        return pn_fail(info, PN_ERR_INVALID, "%s: nothing to plot", out_path);
     pn_plot_canvas c;
-    if (pn_plot_canvas_open(&c, out_path, PN_SWEEP_PLOT_WIDTH, PN_SWEEP_PLOT_HEIGHT, err, errlen) <
-        0)
-        return -1;
+    pn_error code =
+        pn_plot_canvas_open(&c, out_path, PN_SWEEP_PLOT_WIDTH, PN_SWEEP_PLOT_HEIGHT, info);
+    if (code != PN_OK)
+        return code;
     cairo_t *cr = c.cr;
     draw_heading(cr, d->title, 16.0, 1, 24.0);
     draw_heading(cr, d->subtitle, 12.5, 0, 48.0);
@@ -265,5 +263,5 @@ int pn_plot_sweep(const char *out_path, const pn_sweep_plot *d, char *err, size_
     set_rgb(cr, pn_plot_ink());
     pn_plot_draw_text(cr, x_title, p.x + 0.5 * p.w, PN_SWEEP_PLOT_HEIGHT - 14.0,
                       PN_PLOT_ALIGN_CENTER, PN_PLOT_ALIGN_END);
-    return pn_plot_canvas_close(&c, err, errlen);
+    return pn_plot_canvas_close(&c, info);
 }

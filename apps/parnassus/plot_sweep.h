@@ -5,7 +5,7 @@
 #ifndef PARNASSUS_CLI_PLOT_SWEEP_H
 #define PARNASSUS_CLI_PLOT_SWEEP_H
 
-#include <stddef.h>
+#include "parnassus/error.h"
 
 enum { PN_SWEEP_PLOT_WIDTH = 900, PN_SWEEP_PLOT_HEIGHT = 1000 };
 
@@ -26,7 +26,9 @@ typedef struct pn_sweep_plot {
     const char *reference_label;                  /* for the dashed lines, or NULL */
 } pn_sweep_plot;
 
-/* Returns 0, or -1 with a reason in err. */
-int pn_plot_sweep(const char *out_path, const pn_sweep_plot *d, char *err, size_t errlen);
+/* Returns PN_OK, or an error (PN_ERR_INVALID: nothing to plot or an
+ * unknown extension; PN_ERR_IO: the file could not be written;
+ * PN_ERR_NOMEM) with a reason naming the file in info (may be NULL). */
+pn_error pn_plot_sweep(const char *out_path, const pn_sweep_plot *d, pn_error_info *info);
 
 #endif
