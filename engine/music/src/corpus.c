@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 
-#include "json_describe.h"
+#include "json_messages.h"
 #include "text.h"
 
 #include "parnassus/file.h"

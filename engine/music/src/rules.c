@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "json_describe.h"
+#include "json_messages.h"
 #include "rules_reader.h"
 #include "text.h"
 

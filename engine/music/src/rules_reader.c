@@ -6,26 +6,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_describe.h"
+#include "json_messages.h"
 
 #include "parnassus/rules.h"
 
+enum { SHOWN_TEXT_BYTES = 60 }; /* a string of the file in a message is cut after these */
+
 pn_error pn_rr_fail_at(const pn_rr *rd, const char *path, const char *fmt, ...)
 {
-    char reason[PN_MESSAGE_SIZE];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    const pn_error err = pn_json_vfail_at(rd->info, rd->name, path, fmt, ap);
     va_end(ap);
-    return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s: %s", rd->name, path, reason);
+    return err;
 }
 
-/* "PATH: expected WHAT, got <a description of v>" */
 pn_error pn_rr_fail_type(const pn_rr *rd, const char *path, const char *what, const json_t *v)
 {
-    char d[64];
-    pn_json_describe(v, d, sizeof d);
-    return pn_rr_fail_at(rd, path, "expected %s, got %s", what, d);
+    return pn_json_fail_type(rd->info, rd->name, path, what, v);
 }
 
 pn_error pn_rr_out_of_memory(const pn_rr *rd)
@@ -33,49 +31,15 @@ pn_error pn_rr_out_of_memory(const pn_rr *rd)
     return pn_fail(rd->info, PN_ERR_NOMEM, "%.200s: out of memory", rd->name);
 }
 
-/* A string from the file as shown in a message: '"' and '\' escaped,
- * control bytes as '?', cut to about 60 bytes. */
 void pn_rr_show_text(const char *s, char *buf, size_t size)
 {
-    size_t o = 0;
-    for (size_t i = 0; s[i] != '\0'; ++i) {
-        if (o + 6 >= size || i >= 60) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            buf[o++] = '\\';
-            buf[o++] = (char)c;
-        } else if (c < 0x20 || c == 0x7f) {
-            buf[o++] = '?';
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
+    pn_json_show_text(s, SHOWN_TEXT_BYTES, buf, size);
 }
 
-/* Rejects keys of obj not in the NULL-terminated list. */
 pn_error pn_rr_check_keys(const pn_rr *rd, const char *path, const json_t *obj,
                           const char *const *allowed)
 {
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)obj, key, v)
-    {
-        int known = 0;
-        for (const char *const *a = allowed; *a; ++a)
-            if (strcmp(*a, key) == 0)
-                known = 1;
-        if (!known) {
-            char shown[80];
-            pn_rr_show_text(key, shown, sizeof shown);
-            return pn_rr_fail_at(rd, path, "unknown field \"%s\"", shown);
-        }
-    }
-    return PN_OK;
+    return pn_json_check_keys(rd->info, rd->name, path, obj, allowed, SHOWN_TEXT_BYTES, 80);
 }
 
 /* An integer field in [lo, hi]. */

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "json_describe.h"
+#include "json_messages.h"
 #include "text.h"
 
 #include "parnassus/file.h"
@@ -20,6 +20,7 @@ static const char FORMAT[] = "parnassus-style/1";
 enum {
     HASH_DIGITS = 16,
     HASHES_PER_LINE = 5,
+    SHOWN_KEY_BYTES = 40, /* a key of the file in a message is cut after these */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -75,19 +76,16 @@ static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...
 
 static pn_error fail_at(const reader *rd, const char *path, const char *fmt, ...)
 {
-    char reason[PN_MESSAGE_SIZE];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    const pn_error err = pn_json_vfail_at(rd->info, rd->name, path, fmt, ap);
     va_end(ap);
-    return pn_fail(rd->info, PN_ERR_PARSE, "%.200s: %s: %s", rd->name, path, reason);
+    return err;
 }
 
 static pn_error fail_type(const reader *rd, const char *path, const char *what, const json_t *v)
 {
-    char d[64];
-    pn_json_describe(v, d, sizeof d);
-    return fail_at(rd, path, "expected %s, got %s", what, d);
+    return pn_json_fail_type(rd->info, rd->name, path, what, v);
 }
 
 static pn_error out_of_memory(const reader *rd)
@@ -95,42 +93,11 @@ static pn_error out_of_memory(const reader *rd)
     return pn_fail(rd->info, PN_ERR_NOMEM, "%.200s: out of memory", rd->name);
 }
 
-/* A key of the file as shown in a message: quotes and backslashes escaped,
- * control bytes as '?', cut after 40 bytes. */
-static void show_key(const char *s, char *buf, size_t size)
-{
-    size_t o = 0;
-    for (size_t i = 0; s[i] != '\0'; ++i) {
-        if (o + 6 >= size || i >= 40) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        const unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            buf[o++] = '\\';
-        buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-    }
-    buf[o] = '\0';
-}
-
+/* Rejects keys of obj not in the NULL-terminated list. */
 static pn_error check_keys(const reader *rd, const char *path, const json_t *obj,
                            const char *const *allowed)
 {
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)obj, key, v)
-    {
-        int known = 0;
-        for (const char *const *a = allowed; *a && !known; ++a)
-            known = strcmp(*a, key) == 0;
-        if (!known) {
-            char shown[64];
-            show_key(key, shown, sizeof shown);
-            return fail_at(rd, path, "unknown field \"%s\"", shown);
-        }
-    }
-    return PN_OK;
+    return pn_json_check_keys(rd->info, rd->name, path, obj, allowed, SHOWN_KEY_BYTES, 64);
 }
 
 /* A count: an integer 0..PN_STYLE_MAX_COUNT. */
@@ -171,7 +138,7 @@ static pn_error read_distribution(const reader *rd, pn_style_dist d, const json_
     json_object_foreach((json_t *)(uintptr_t)obj, key, v)
     {
         char shown[64], here[256];
-        show_key(key, shown, sizeof shown);
+        pn_json_show_text(key, SHOWN_KEY_BYTES, shown, sizeof shown);
         snprintf(here, sizeof here, "%s[\"%s\"]", path, shown);
         int32_t bin;
         if (pn_style_bin_parse(d, key, &bin) != 0) {
@@ -203,7 +170,7 @@ static pn_error read_distributions(const reader *rd, const json_t *obj, pn_style
                 found = d;
         if (found < 0) {
             char shown[64];
-            show_key(key, shown, sizeof shown);
+            pn_json_show_text(key, SHOWN_KEY_BYTES, shown, sizeof shown);
             return fail_at(rd, "distributions", "unknown distribution \"%s\"", shown);
         }
         pn_error err = read_distribution(rd, (pn_style_dist)found, v, s);
@@ -227,7 +194,7 @@ static pn_error read_rates(const reader *rd, const json_t *obj, pn_style_stats *
                 found = r;
         if (found < 0) {
             char shown[64];
-            show_key(key, shown, sizeof shown);
+            pn_json_show_text(key, SHOWN_KEY_BYTES, shown, sizeof shown);
             return fail_at(rd, "rates", "unknown rate \"%s\"", shown);
         }
         char path[128], sub[160];
@@ -328,7 +295,7 @@ static pn_error read_root(const reader *rd, const json_t *root, pn_style_file *f
         return fail_type(rd, "format", "a string", format);
     if (strcmp(json_string_value(format), FORMAT) != 0) {
         char shown[64];
-        show_key(json_string_value(format), shown, sizeof shown);
+        pn_json_show_text(json_string_value(format), SHOWN_KEY_BYTES, shown, sizeof shown);
         return fail_at(rd, "format", "\"%s\" is not supported (only \"%s\")", shown, FORMAT);
     }
     static const char *const keys[] = {
