@@ -16,7 +16,11 @@ void pn_json_describe(const json_t *v, char *buf, size_t size);
 
 /* "<name>: <path>: <reason>" as PN_ERR_PARSE. */
 pn_error pn_json_vfail_at(pn_error_info *info, const char *name, const char *path, const char *fmt,
-                          va_list ap);
+                          va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
 
 /* "<name>: <path>: expected WHAT, got <a description of v>" */
 pn_error pn_json_fail_type(pn_error_info *info, const char *name, const char *path,
