@@ -246,6 +246,34 @@ static void test_abs(void **state)
     check_eval("abs(diff(w(4,3,2,1)))", C3, G4, C4, C5, "(12,7,19)");
 }
 
+static void test_clamp(void **state)
+{
+    (void)state;
+    /* soprano - alto: every spacing over an octave reads 13 */
+    check_eval("clamp(-2,13,diff(w(2,1)))", C5, E4, G3, C3, "8");
+    check_eval("clamp(-2,13,diff(w(2,1)))", C5, C4, G3, C3, "12");
+    check_eval("clamp(-2,13,diff(w(2,1)))", C5 + 1, C4, G3, C3, "13");
+    check_eval("clamp(-2,13,diff(w(2,1)))", C5 + 12, C4, G3, C3, "13");
+    check_eval("clamp(-2,13,diff(w(2,1)))", C4, E4, G3, C3, "-2");
+    check_eval("clamp(-2,13,diff(w(2,1)))", C4, C4 + 1, G3, C3, "-1");
+    /* R stays R */
+    check_eval("clamp(-2,13,diff(w(2,1)))", C5, R_, G3, C3, "R");
+    check_eval("clamp(0,0,w(1))", R_, E4, G3, C3, "R");
+    /* entry by entry, on vectors */
+    check_eval("clamp(50,60,w(1,2,3,4))", C5, E4, R_, C3, "(60,60,R,50)");
+    check_eval("clamp(0,12,diff(w(4,3,2,1)))", G4 + 12, E4, G3, C3, "(7,9,12)");
+    check_eval("clamp(-2,13,rel(w(4,3,2,1)))", G4, E4, G3, C3, "(7,13,13)");
+    /* a bound outside the values changes nothing; equal bounds make one value */
+    check_eval("clamp(-100000,100000,diff(w(4,1)))", G4, E4, G3, C3, "19");
+    check_eval("clamp(5,5,w(1,4))", G4, E4, G3, R_, "(5,R)");
+    /* with other descriptors, inside and outside */
+    check_eval("mod12(clamp(0,14,diff(w(4,1))))", G4, E4, G3, C3, "2");
+    check_eval("clamp(0,5,mod12(diff(w(4,1))))", G4, E4, G3, C3, "5");
+    check_eval("sort(clamp(55,65,w(1,2,3,4)))", C5, E4, G3, C3, "(55,55,64,65)");
+    check_eval("clamp(0,3,abs(diff(w(1,2))))", E4, G4, G3, C3, "3");
+    check_eval("clamp(60,62,clamp(50,61,w(1)))", C5, E4, G3, C3, "61");
+}
+
 /* ---- parsing ---- */
 
 static void check_parse_error(const char *text, int k, pn_error code, const char *phrase,
@@ -302,6 +330,35 @@ static void test_parse_errors(void **state)
     check_parse_error("mod12(mod12(mod12(mod12(mod12(mod12(mod12(mod12(mod12(mod12(mod12(mod12("
                       "mod12(mod12(mod12(mod12(mod12(w(1))))))))))))))))))",
                       4, PN_ERR_PARSE, "more than 16 nested descriptors", NULL);
+    /* clamp(LO,HI,...) */
+    check_parse_error("clamp(w(1))", 4, PN_ERR_PARSE,
+                      "expected the lower bound of clamp (an integer), found 'w'", "at position 7");
+    check_parse_error("clamp(1,w(1))", 4, PN_ERR_PARSE,
+                      "expected the upper bound of clamp (an integer), found 'w'", "at position 9");
+    check_parse_error("clamp(1 2,3,w(1))", 4, PN_ERR_PARSE,
+                      "expected ',' after the lower bound of clamp, found '2'", "at position 9");
+    check_parse_error("clamp(1,2 w(1))", 4, PN_ERR_PARSE,
+                      "expected ',' after the upper bound of clamp, found 'w'", "at position 11");
+    check_parse_error("clamp(1,2)", 4, PN_ERR_PARSE,
+                      "expected ',' after the upper bound of clamp, found ')'", "at position 10");
+    check_parse_error("clamp(1,2,)", 4, PN_ERR_PARSE, "expected a descriptor or a window",
+                      "at position 11");
+    check_parse_error("clamp(1.5,2,w(1))", 4, PN_ERR_PARSE, "found '.'", "at position 8");
+    check_parse_error("clamp(-,2,w(1))", 4, PN_ERR_PARSE, "expected the lower bound",
+                      "at position 7");
+    check_parse_error("clamp( 13 ,12,w(1))", 4, PN_ERR_PARSE,
+                      "clamp's lower bound 13 is above its upper bound 12", "at position 8");
+    check_parse_error("clamp(0,100001,w(1))", 4, PN_ERR_PARSE,
+                      "upper bound 100001 of clamp out of range -100000..100000", "at position 9");
+    check_parse_error("clamp(-99999999999999999999,0,w(1))", 4, PN_ERR_PARSE,
+                      "lower bound -99999999999... of clamp out of range", "at position 7");
+    check_parse_error("clamp (0,1,diff(w(1)))", 4, PN_ERR_PARSE, "diff needs at least 2 voices",
+                      "at position 12");
+    check_parse_error("clamp(0,1,w(1)", 4, PN_ERR_PARSE, "expected ')' closing 'clamp'",
+                      "at position 15");
+    check_parse_error("clamp[0,1,w(1))", 4, PN_ERR_PARSE, "expected '(' after 'clamp'",
+                      "at position 6");
+    check_parse_error("clip(0,1,w(1))", 4, PN_ERR_PARSE, "clamp(LO,HI,...)", NULL);
     check_parse_error("w(1)", 0, PN_ERR_INVALID, "0 voices", NULL);
     check_parse_error("w(1)", 9, PN_ERR_INVALID, "9 voices", NULL);
 }
@@ -334,6 +391,10 @@ static void test_to_string(void **state)
     check_canonical("abs(diff(w(2,3)))", 4, "abs(diff(w(2,3)))");
     check_canonical("w(8,1,7)", 8, "w(8,1,7)");
     check_canonical("w(01)", 4, "w(1)");
+    check_canonical(" clamp ( -2 , +13 , diff( w(2,1) ) ) ", 4, "clamp(-2,13,diff(w(2,1)))");
+    check_canonical("clamp(-0,013,w(1))", 4, "clamp(0,13,w(1))");
+    check_canonical("mod12(clamp(-100000,100000,clamp(\t5,5,rel(w(4,3,2,1)))))", 4,
+                    "mod12(clamp(-100000,100000,clamp(5,5,rel(w(4,3,2,1)))))");
 
     /* lengths */
     pn_feature *f = parse_ok("diff(diff(w(4,3,2,1)))", 4);
@@ -399,6 +460,40 @@ static void test_value_counts(void **state)
     assert_int_equal(count_values("w(1)", &c), 4);
     /* 60..62 minus 40..41: 19..22, and R */
     assert_int_equal(count_values("diff(w(2,1))", &c), 5);
+
+    /* clamp: the chorale registers' soprano - alto (-21..33) with every
+     * spacing over an octave as one value, 13: -21..13 and R */
+    pn_space chorale;
+    const int clow[4] = {57, 50, 45, 33}, chigh[4] = {83, 78, 72, 67};
+    assert_int_equal(pn_space_init(&chorale, 4, clow, chigh, &info), PN_OK);
+    assert_int_equal(count_values("diff(w(2,1))", &chorale), 55 + 1);
+    assert_int_equal(count_values("clamp(-21,13,diff(w(2,1)))", &chorale), 35 + 1);
+    assert_int_equal(count_values("clamp(-2,13,diff(w(2,1)))", &chorale), 16 + 1);
+    assert_int_equal(count_values("clamp(-100,100,diff(w(2,1)))", &chorale), 55 + 1);
+    assert_int_equal(count_values("clamp(12,13,diff(w(2,1)))", &chorale), 2 + 1);
+    assert_int_equal(count_values("clamp(60,70,w(1))", &s), 11 + 1);
+    assert_int_equal(count_values("clamp(0,0,w(1,2))", &s), 4); /* (0,0) (0,R) (R,0) (R,R) */
+    /* a clamp beyond every value leaves one value */
+    assert_int_equal(count_values("clamp(200,300,w(1))", &s), 1 + 1);
+    /* the cost's bound of the cells follows the clamp: exactly the values here */
+    {
+        const char *const clamped[] = {"clamp(-21,13,diff(w(2,1)))", "clamp(-2,13,diff(w(2,1)))",
+                                       "clamp(12,13,diff(w(2,1)))", "clamp(60,70,w(1))",
+                                       "sort(clamp(55,65,w(1,2,3,4)))"};
+        const int64_t expected_cells[] = {36, 17, 3, 12, -1};
+        for (size_t i = 0; i < sizeof clamped / sizeof clamped[0]; ++i) {
+            pn_feature *g = parse_ok(clamped[i], 4);
+            pn_feature_table *u = table_ok(g, &chorale);
+            int64_t bytes, cells;
+            pn_feature_cost(g, &chorale, &bytes, &cells);
+            assert_true(cells >= pn_feature_table_size(u));
+            assert_true(bytes >= pn_feature_table_bytes(u));
+            if (expected_cells[i] >= 0)
+                assert_int_equal(cells, expected_cells[i]);
+            pn_feature_table_free(u);
+            pn_feature_free(g);
+        }
+    }
 
     /* canonical order: lexicographic, R last */
     pn_feature *f = parse_ok("mod12(w(1))", 4);
@@ -505,6 +600,14 @@ static void test_cell_of_brute_force(void **state)
         "sort(mod12(rel(w(4,3,2,1))))",
         "mod12(rel(w(2,4,1)))",
         "abs(rel(diff(w(4,2,1))))",
+        "clamp(-2,5,diff(w(2,1)))",
+        "clamp(63,66,w(1))",
+        "sort(clamp(50,60,w(1,2,3,4)))",
+        "diff(clamp(55,62,w(3,1,2)))",
+        "clamp(0,3,order(w(1,2,3,4)))",
+        "clamp(-5,5,rel(w(4,3,2,1)))",
+        "abs(clamp(-3,2,diff(w(3,2))))",
+        "clamp(12,13,diff(w(2,1)))",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; ++i)
         check_against_brute_force(texts[i], &small, 11 + i);
@@ -531,6 +634,12 @@ static void test_cell_of_brute_force(void **state)
         "sort(mod12(rel(w(3,2,1))))",
         "mod12(rel(diff(w(3,1,2))))",
         "rel(mod12(w(3,1)))",
+        "clamp(48,60,w(1))",
+        "mod12(clamp(48,60,w(2,1)))",
+        "clamp(2,9,mod12(diff(w(3,1))))",
+        "mod12(clamp(0,30,diff(w(3,1))))",
+        "clamp(50,55,mod12(w(1,2)))",
+        "sort(mod12(clamp(-2,13,rel(w(3,2,1)))))",
     };
     for (size_t i = 0; i < sizeof wide_texts / sizeof wide_texts[0]; ++i)
         check_against_brute_force(wide_texts[i], &wide, 31 + i);
@@ -551,6 +660,7 @@ static void test_cell_of_brute_force(void **state)
     check_against_brute_force("abs(diff(sort(w(8,6,4,2,1,3,5,7))))", &eight, 6);
     check_against_brute_force("order(w(8,7,6,5,4,3,2,1))", &eight, 7);
     check_against_brute_force("mod12(diff(w(2,7)))", &eight, 8);
+    check_against_brute_force("clamp(30,60,sort(w(1,2,3,4,5,6,7,8)))", &eight, 9);
     assert_int_equal(count_values("sort(w(1,2,3,4,5,6,7,8))", &eight), 6561);
 
     pn_space def;
@@ -768,7 +878,8 @@ static void test_find_value(void **state)
     pn_space s;
     pn_space_default(&s);
     pn_error_info info;
-    const char *texts[] = {"mod12(w(1))", "diff(w(4,2,1))", "sort(mod12(w(1,2,3,4)))", "w(3)"};
+    const char *texts[] = {"mod12(w(1))", "diff(w(4,2,1))", "sort(mod12(w(1,2,3,4)))", "w(3)",
+                           "clamp(-2,13,diff(w(4,2,1)))"};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; ++i) {
         pn_feature *f = parse_ok(texts[i], 4);
         pn_feature_table *t = table_ok(f, &s);
@@ -821,6 +932,20 @@ static void test_find_value(void **state)
     assert_non_null(strstr(info.message, "never takes the value '13'"));
     assert_int_equal(pn_feature_find_value(t, "-1", &a, &info), PN_ERR_INVALID);
     assert_int_equal(pn_feature_find_value(t, "99999999999999", &a, &info), PN_ERR_INVALID);
+    pn_feature_table_free(t);
+    pn_feature_free(f);
+
+    /* a clamped feature takes its bounds, nothing beyond them */
+    f = parse_ok("clamp(-2,13,diff(w(2,1)))", 4);
+    t = table_ok(f, &s);
+    assert_int_equal(pn_feature_table_size(t), 17);
+    assert_int_equal(pn_feature_find_value(t, "13", &a, &info), PN_OK);
+    assert_int_equal(a, 15);
+    assert_int_equal(pn_feature_find_value(t, "-2", &a, &info), PN_OK);
+    assert_int_equal(a, 0);
+    assert_int_equal(pn_feature_find_value(t, "14", &a, &info), PN_ERR_INVALID);
+    assert_non_null(strstr(info.message, "clamp(-2,13,diff(w(2,1))) never takes the value '14'"));
+    assert_int_equal(pn_feature_find_value(t, "-3", &a, &info), PN_ERR_INVALID);
     pn_feature_table_free(t);
     pn_feature_free(f);
 }
@@ -1017,6 +1142,7 @@ int main(void)
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_abs),
+        cmocka_unit_test(test_clamp),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_to_string),
         cmocka_unit_test(test_value_counts),

@@ -2,11 +2,13 @@
  *
  * A feature is written as text, e.g. `mod12(diff(w(4,1)))`:
  *
- *     feature := window | name "(" feature ")"
+ *     feature := window | name "(" feature ")" | "clamp(" int "," int "," feature ")"
  *     window  := "w(" voice { "," voice } ")"
  *
  * A window picks 1..k distinct voices (1-based, 1 = soprano) in the order
- * written; descriptors transform the vector: mod12, diff, sort, order, abs.
+ * written; descriptors transform the vector: mod12, diff, rel, sort, order,
+ * abs, and clamp(LO,HI,...), which moves every entry below LO up to LO and
+ * every entry above HI down to HI (the tail of a value range as one value).
  * A value is an integer vector of length >= 1 whose entries may be the rest
  * marker PN_FEATURE_REST ("R"). docs/features.md gives the full semantics,
  * including how rests propagate.

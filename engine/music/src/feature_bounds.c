@@ -94,6 +94,12 @@ void pn_feature_value_bounds(const pn_feature *f, const pn_space *space, int64_t
                 hi[i] = len - 1;
             }
             break;
+        case OP_CLAMP: /* monotone: the bounds are clamped too */
+            for (int i = 0; i < len; ++i) {
+                lo[i] = lo[i] < f->lo[k] ? f->lo[k] : lo[i] > f->hi[k] ? f->hi[k] : lo[i];
+                hi[i] = hi[i] < f->lo[k] ? f->lo[k] : hi[i] > f->hi[k] ? f->hi[k] : hi[i];
+            }
+            break;
         }
         if (distinct) {
             const int64_t stage = stage_values(lo, hi, len, f->ops[k] == OP_SORT);

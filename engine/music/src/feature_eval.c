@@ -32,6 +32,11 @@ int pn_feature_apply_ops(const pn_feature *f, int first_op, int *buf)
                 if (buf[i] != R && buf[i] < 0)
                     buf[i] = -buf[i];
             break;
+        case OP_CLAMP:
+            for (int i = 0; i < len; ++i)
+                if (buf[i] != R)
+                    buf[i] = buf[i] < f->lo[k] ? f->lo[k] : buf[i] > f->hi[k] ? f->hi[k] : buf[i];
+            break;
         case OP_DIFF:
             for (int i = 0; i + 1 < len; ++i)
                 buf[i] = (buf[i] == R || buf[i + 1] == R) ? R : buf[i + 1] - buf[i];

@@ -19,6 +19,7 @@ typedef enum feature_op {
     OP_ORDER,
     OP_ABS,
     OP_REL,
+    OP_CLAMP,
 } feature_op;
 
 struct pn_feature {
@@ -27,6 +28,8 @@ struct pn_feature {
     int window[PN_SPACE_MAX_VOICES]; /* 0-based voices, in written order */
     int num_ops;                     /* descriptors, innermost first */
     unsigned char ops[PN_FEATURE_MAX_DEPTH];
+    /* the bounds of each clamp (0 for the other descriptors) */
+    int lo[PN_FEATURE_MAX_DEPTH], hi[PN_FEATURE_MAX_DEPTH];
     int length; /* length of the values */
 };
 

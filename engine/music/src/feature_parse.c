@@ -14,8 +14,8 @@ static const struct {
     const char *name;
     feature_op op;
 } descriptors[] = {
-    {"mod12", OP_MOD12}, {"diff", OP_DIFF}, {"sort", OP_SORT},
-    {"order", OP_ORDER}, {"abs", OP_ABS},   {"rel", OP_REL},
+    {"mod12", OP_MOD12}, {"diff", OP_DIFF}, {"sort", OP_SORT},   {"order", OP_ORDER},
+    {"abs", OP_ABS},     {"rel", OP_REL},   {"clamp", OP_CLAMP},
 };
 
 enum { NUM_DESCRIPTORS = sizeof descriptors / sizeof descriptors[0] };
@@ -29,6 +29,9 @@ static const char *op_name(int op)
 }
 
 #define R PN_FEATURE_REST
+
+/* The bounds of clamp(LO,HI,...): far inside int, so no entry overflows. */
+#define CLAMP_LIMIT 100000
 
 typedef struct parser {
     const char *text;
@@ -70,6 +73,56 @@ static const char *found_at(const parser *p, size_t pos, char *buf, size_t len)
     else
         snprintf(buf, len, "byte 0x%02x", (unsigned)c);
     return buf;
+}
+
+/* One bound of clamp(LO,HI,...): an integer in -CLAMP_LIMIT..CLAMP_LIMIT
+ * with an optional sign, then `sep`. */
+static pn_error parse_bound(parser *p, const char *which, char sep, int *bound)
+{
+    char found[32];
+    skip_space(p);
+    const size_t start = p->pos;
+    int neg = 0;
+    if (p->text[p->pos] == '-' || p->text[p->pos] == '+')
+        neg = p->text[p->pos++] == '-';
+    if (!isdigit((unsigned char)p->text[p->pos]))
+        return parse_fail(p, start, "expected the %s bound of clamp (an integer), found %s", which,
+                          found_at(p, start, found, sizeof found));
+    long v = 0;
+    while (isdigit((unsigned char)p->text[p->pos])) {
+        if (v <= CLAMP_LIMIT)
+            v = v * 10 + (p->text[p->pos] - '0');
+        p->pos++;
+    }
+    if (v > CLAMP_LIMIT) {
+        const int digits = (int)(p->pos - start);
+        return parse_fail(p, start, "%s bound %.*s%s of clamp out of range %d..%d", which,
+                          digits > 12 ? 12 : digits, p->text + start, digits > 12 ? "..." : "",
+                          -CLAMP_LIMIT, CLAMP_LIMIT);
+    }
+    *bound = (int)(neg ? -v : v);
+    skip_space(p);
+    if (p->text[p->pos] != sep)
+        return parse_fail(p, p->pos, "expected '%c' after the %s bound of clamp, found %s", sep,
+                          which, found_at(p, p->pos, found, sizeof found));
+    p->pos++;
+    return PN_OK;
+}
+
+/* The bounds of clamp(LO,HI,...), after its '(': LO, HI, each followed by
+ * a comma, and LO <= HI. */
+static pn_error parse_clamp_bounds(parser *p, int *lo, int *hi)
+{
+    skip_space(p);
+    const size_t lo_pos = p->pos;
+    pn_error err;
+    if ((err = parse_bound(p, "lower", ',', lo)) != PN_OK ||
+        (err = parse_bound(p, "upper", ',', hi)) != PN_OK)
+        return err;
+    if (*lo > *hi)
+        return parse_fail(p, lo_pos, "clamp's lower bound %d is above its upper bound %d", *lo,
+                          *hi);
+    return PN_OK;
 }
 
 static pn_error parse_window(parser *p, pn_feature *f)
@@ -127,6 +180,7 @@ pn_error pn_feature_parse(const char *text, int num_voices, pn_feature **out, pn
     f.num_voices = num_voices;
     int outer[PN_FEATURE_MAX_DEPTH];        /* descriptors, outermost first */
     size_t outer_pos[PN_FEATURE_MAX_DEPTH]; /* where each name starts */
+    int outer_lo[PN_FEATURE_MAX_DEPTH], outer_hi[PN_FEATURE_MAX_DEPTH]; /* clamp bounds */
     int depth = 0;
     char found[32];
     pn_error err;
@@ -157,7 +211,8 @@ pn_error pn_feature_parse(const char *text, int num_voices, pn_feature **out, pn
                 if (info) {
                     const size_t used = strlen(info->message);
                     snprintf(info->message + used, sizeof info->message - used,
-                             " (known: mod12, diff, rel, sort, order, abs; a window is w(...))");
+                             " (known: mod12, diff, rel, sort, order, abs, clamp(LO,HI,...); "
+                             "a window is w(...))");
                 }
                 return err;
             }
@@ -173,6 +228,10 @@ pn_error pn_feature_parse(const char *text, int num_voices, pn_feature **out, pn
             return parse_fail(&p, start, "more than %d nested descriptors", PN_FEATURE_MAX_DEPTH);
         outer[depth] = op;
         outer_pos[depth] = start;
+        outer_lo[depth] = outer_hi[depth] = 0;
+        if (op == OP_CLAMP &&
+            (err = parse_clamp_bounds(&p, &outer_lo[depth], &outer_hi[depth])) != PN_OK)
+            return err;
         depth++;
     }
     err = parse_window(&p, &f);
@@ -200,6 +259,8 @@ pn_error pn_feature_parse(const char *text, int num_voices, pn_feature **out, pn
                                   op_name(outer[i]), length);
             length--;
         }
+        f.lo[f.num_ops] = outer_lo[i];
+        f.hi[f.num_ops] = outer_hi[i];
         f.ops[f.num_ops++] = (unsigned char)outer[i];
     }
     f.length = length;
@@ -253,6 +314,12 @@ size_t pn_feature_to_string(const pn_feature *f, char *buf, size_t len)
     for (int i = f->num_ops - 1; i >= 0; --i) {
         out_str(&o, op_name(f->ops[i]));
         out_str(&o, "(");
+        if (f->ops[i] == OP_CLAMP) {
+            out_int(&o, f->lo[i]);
+            out_str(&o, ",");
+            out_int(&o, f->hi[i]);
+            out_str(&o, ",");
+        }
     }
     out_str(&o, "w(");
     for (int i = 0; i < f->window_len; ++i) {

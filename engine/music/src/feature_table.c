@@ -28,16 +28,22 @@ int64_t pn_feature_table_bytes(const pn_feature_table *t)
 /* A descriptor that acts entry by entry (it keeps the length). */
 static int is_elementwise(int op)
 {
-    return op == OP_MOD12 || op == OP_ABS;
+    return op == OP_MOD12 || op == OP_ABS || op == OP_CLAMP;
 }
 
-static int elementwise(int op, int v)
+/* Descriptor k of f (elementwise) on one entry. */
+static int elementwise(const pn_feature *f, int k, int v)
 {
     if (v == R)
         return R;
-    if (op == OP_MOD12)
+    switch ((feature_op)f->ops[k]) {
+    case OP_MOD12:
         return ((v % 12) + 12) % 12;
-    return v < 0 ? -v : v; /* OP_ABS */
+    case OP_CLAMP:
+        return v < f->lo[k] ? f->lo[k] : v > f->hi[k] ? f->hi[k] : v;
+    default:
+        return v < 0 ? -v : v; /* OP_ABS */
+    }
 }
 
 /* The enumeration of one feature's values over a space, phase by phase:
@@ -141,8 +147,8 @@ static int alloc_numbering(enumeration *e)
     return pn_value_set_init(&e->vs, e->len);
 }
 
-/* Symbol reduction. Leading elementwise descriptors (mod12, abs) map each
- * window voice's values to fewer symbols (mod12: 12 classes and R); the
+/* Symbol reduction. Leading elementwise descriptors (mod12, abs, clamp) map
+ * each window voice's values to fewer symbols (mod12: 12 classes and R); the
  * rest of the feature is then evaluated once per combination of symbols,
  * and the lut gathers from that smaller table. Likewise a mod12 after
  * leading diffs (or rels) only sees the pitches mod 12 (differences
@@ -159,16 +165,17 @@ static void plan_symbols(enumeration *e)
         num_diffs++;
     const int mod_after_diffs =
         prefix == 0 && num_diffs > 0 && num_diffs < f->num_ops && f->ops[num_diffs] == OP_MOD12;
-    const unsigned char mod12_only[1] = {OP_MOD12};
-    const unsigned char *sym_ops = mod_after_diffs ? mod12_only : f->ops;
     const int num_sym_ops = mod_after_diffs ? 1 : prefix;
     e->sym_combos = 1;
     for (int i = 0; i < e->L; ++i) {
         e->num_sym[i] = 0;
         for (int d = 0; d < e->radix[i]; ++d) {
             int v = d == 0 ? R : e->low[i] + d - 1;
-            for (int k = 0; k < num_sym_ops; ++k)
-                v = elementwise(sym_ops[k], v);
+            if (mod_after_diffs)
+                v = v == R ? R : ((v % 12) + 12) % 12;
+            else
+                for (int k = 0; k < num_sym_ops; ++k)
+                    v = elementwise(f, k, v);
             int sym = 0;
             while (sym < e->num_sym[i] && e->sym_val[i][sym] != v)
                 sym++;
