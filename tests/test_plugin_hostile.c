@@ -607,6 +607,7 @@ static void test_reactivation_ends_every_note(void **state)
         const int sounding = play_legato(h, sync);
         const int before = cap.count;
         pnh_deactivate(h);
+        set(h, "seed", 26); /* the same draws every run (activate() reseeds) */
         pn_error_info info = {0};
         assert_int_equal(pnh_activate(h, &info), PN_OK);
         const int64_t start = capture_frames;
@@ -618,7 +619,10 @@ static void test_reactivation_ends_every_note(void **state)
         }
         assert_int_equal(sounding_after(&cap, before + sounding), 0);
         const int after = cap.count;
-        run_frames(h, 4000); /* and it plays on */
+        /* and it plays on: within three steps, as one step may strike no
+         * new key (every voice tied, or moved onto a key another voice
+         * holds, as with this seed right after reactivation in host sync) */
+        run_frames(h, 3 * 4000);
         int ons = 0;
         for (int i = after; i < cap.count; ++i)
             ons += is_on(&cap.ev[i]);
