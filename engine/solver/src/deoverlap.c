@@ -325,12 +325,18 @@ done:
     return err;
 }
 
+/* A slot of the merge table: a merged id (-1 = empty) and the high half
+ * of its tuple's hash, so a probe touches one cache line. */
+typedef struct merge_slot {
+    uint32_t tag;
+    int32_t id;
+} merge_slot;
+
 /* Merging hashes each group's tuple of kept cells once (a cell that is not
  * kept counts as "don't care"), checking hash hits against the first
  * member, so a merge is one pass over the groups. */
 struct pn_merge_workspace {
-    uint64_t *slot_hash;
-    int32_t *slot_id; /* merged id, -1 = empty */
+    merge_slot *slot; /* one cache line holds eight */
     size_t mask;
     int32_t *first_of; /* K': first original group of each merged id */
     int32_t *rules;    /* K: the rules that split groups in this merge */
@@ -346,11 +352,10 @@ pn_error pn_merge_workspace_create(const pn_problem *prob, pn_merge_workspace **
     while (cap < 2 * (size_t)prob->num_groups)
         cap <<= 1;
     ws->mask = cap - 1;
-    ws->slot_hash = malloc(cap * sizeof *ws->slot_hash);
-    ws->slot_id = malloc(cap * sizeof *ws->slot_id);
+    ws->slot = malloc(cap * sizeof *ws->slot);
     ws->first_of = malloc((size_t)prob->num_groups * sizeof *ws->first_of);
     ws->rules = malloc(((size_t)prob->num_rules + 1) * sizeof *ws->rules);
-    if (!ws->slot_hash || !ws->slot_id || !ws->first_of || !ws->rules) {
+    if (!ws->slot || !ws->first_of || !ws->rules) {
         pn_merge_workspace_free(ws);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the merge workspace");
     }
@@ -362,8 +367,7 @@ void pn_merge_workspace_free(pn_merge_workspace *ws)
 {
     if (!ws)
         return;
-    free(ws->slot_hash);
-    free(ws->slot_id);
+    free(ws->slot);
     free(ws->first_of);
     free(ws->rules);
     free(ws);
@@ -396,6 +400,9 @@ static int same_tuple(const int32_t *a, const int32_t *b, const int32_t *rules, 
     return 1;
 }
 
+/* Groups hashed ahead of their insertion in pn_merge_groups. */
+enum { MERGE_BATCH = 64 };
+
 void pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row, pn_merge_workspace *ws,
                      int64_t *num_merged, int32_t *merged_of, int32_t *merged_weight)
 {
@@ -421,16 +428,31 @@ void pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row, pn_m
         *num_merged = G;
         return;
     }
-    memset(ws->slot_id, 0xff, (ws->mask + 1) * sizeof *ws->slot_id);
+    memset(ws->slot, 0xff, (ws->mask + 1) * sizeof *ws->slot);
     int32_t next = 0;
+    uint64_t batch_hash[MERGE_BATCH];
     for (int64_t k = 0; k < G; ++k) {
         const int32_t *rows = prob->group_rows + k * K;
-        const uint64_t h = tuple_hash(rows, rules, count, keep_row);
+        const int64_t in_batch = k % MERGE_BATCH;
+        if (in_batch == 0) {
+            /* the table is far larger than the caches (tens of MB in
+             * music): hash a batch first, asking for each slot as its hash
+             * is known, so the fetches overlap before the batch is inserted
+             * in the same order as ever */
+            const int64_t end = k + MERGE_BATCH < G ? k + MERGE_BATCH : G;
+            for (int64_t b = k; b < end; ++b) {
+                const uint64_t hb = tuple_hash(prob->group_rows + b * K, rules, count, keep_row);
+                batch_hash[b - k] = hb;
+                const size_t sb = (size_t)(hb >> 20) & ws->mask;
+                __builtin_prefetch(&ws->slot[sb]);
+            }
+        }
+        const uint64_t h = batch_hash[in_batch];
         size_t slot = (size_t)(h >> 20) & ws->mask;
         int32_t id = -1;
-        while (ws->slot_id[slot] >= 0) {
-            const int32_t cand = ws->slot_id[slot];
-            if (ws->slot_hash[slot] == h &&
+        while (ws->slot[slot].id >= 0) {
+            const int32_t cand = ws->slot[slot].id;
+            if (ws->slot[slot].tag == (uint32_t)(h >> 32) &&
                 same_tuple(rows, prob->group_rows + (int64_t)ws->first_of[cand] * K, rules, count,
                            keep_row)) {
                 id = cand;
@@ -440,8 +462,8 @@ void pn_merge_groups(const pn_problem *prob, const unsigned char *keep_row, pn_m
         }
         if (id < 0) {
             id = next++;
-            ws->slot_id[slot] = id;
-            ws->slot_hash[slot] = h;
+            ws->slot[slot].id = id;
+            ws->slot[slot].tag = (uint32_t)(h >> 32);
             ws->first_of[id] = (int32_t)k;
             merged_weight[id] = 0;
         }

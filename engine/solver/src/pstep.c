@@ -28,7 +28,7 @@ int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums)
     const int64_t pool_cap = G < POOL_CAP ? G : POOL_CAP;
     const int64_t gk = pn_bytes_mul(G, k);
     /* merge workspace: a hash table of 2 G..4 G slots, and first_of */
-    const int64_t merge = pn_bytes_add(pn_bytes_mul(4 * G, 8 + 4), pn_bytes_mul(G, 4));
+    const int64_t merge = pn_bytes_add(pn_bytes_mul(4 * G, 8), pn_bytes_mul(G, 4));
     /* merged_of, merged_weight, member_start, members, carry; ws, in_ws;
      * t, qt, center, kappa, cand_t; cand, support, in_pool, first_member */
     int64_t per_group = 5 * 4 + 4 + 1 + 5 * 8 + 4 + 8 + 1 + (has_row_sums ? 1 : 0);
