@@ -26,7 +26,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 "$PN" sample "$PRESETS/chorale-major.json" --steps 256 --seed 3 -o "$TMP/c.mid" | tee "$TMP/out.txt"
 grep -q "256 sonorities of 4 voices" "$TMP/out.txt"
-grep -q "rule set chorale-major: 14 rules" "$TMP/out.txt"
+grep -q "rule set chorale-major: 15 rules" "$TMP/out.txt"
 
 "$PY" - "$TMP/c.mid" <<'PYEOF'
 import sys

@@ -120,11 +120,11 @@ run_pn 0 "default features" learn "$CHORALES" -o "$TMP/c1.json"
 check "default: summary" has "$OUT" \
     "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
 check "default: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
-check "default: rows" has "$OUT" "features   (built-in features): 8 rules, 754 rows"
-check "default: rule lines" has "$OUT" "soprano-alto  diff(w(2,1))"
+check "default: rows" has "$OUT" "features   (built-in features): 9 rules, 763 rows"
+check "default: rule lines" has "$OUT" "soprano-alto   diff(w(2,1))"
 check "default: context column" has "$OUT" \
     "6 of 1008, smoothing 4; then mod12(w(1,2,3,4)): 6 listed, smoothing 4; then w(1,2,3,4): 6 listed, smoothing 2"
-check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 8
+check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 9
 check "default: constraints and lambda_p" $PY -c "
 import json; d = json.load(open('$TMP/c1.json'))
 assert d['lambda_p'] == 3e-05 and [c['kind'] for c in d['constraints']] == ['parallel', 'hidden'], d"
@@ -144,9 +144,9 @@ check "relearn: same file" cmp -s "$TMP/c1.json" "$TMP/c1b.json"
 run_pn 0 "ranges: one for all" learn "$CHORALES" --ranges 31-84 -o "$TMP/w1.json"
 check "ranges: summary" has "$OUT" \
     "chorales.json: 4 chorales, 3 major kept, moved to C (1 of them an octave further, to fit the space); 1 left out (outside the space); 8 sonority events"
-check "ranges: rows" has "$OUT" "features   (built-in features) with --ranges 31-84: 8 rules, 999 rows"
+check "ranges: rows" has "$OUT" "features   (built-in features) with --ranges 31-84: 9 rules, 1008 rows"
 check "ranges: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 transitions"
-check "ranges: file" $PY "$TMP/check_rules.py" "$TMP/w1.json" 8
+check "ranges: file" $PY "$TMP/check_rules.py" "$TMP/w1.json" 9
 check "ranges: the space written" has "$TMP/w1.json" '"space": { "voices": 4, "low": 31, "high": 84 },'
 run_pn 0 "ranges: relearn wide" learn "$CHORALES" --features "$TMP/w1.json" --name w1 -o "$TMP/w1b.json"
 check "ranges: relearn wide: same file" cmp -s "$TMP/w1.json" "$TMP/w1b.json"
@@ -185,7 +185,7 @@ run_pn 0 "minor, valid split, grid" learn "$CHORALES" --mode minor --split valid
     --tonic A -o "$TMP/c3.json"
 check "minor: summary" has "$OUT" \
     "chorales.json: 1 chorale (valid), 1 minor kept, moved to A; 0 left out (outside the space); 5 steps (every 4th sixteenth)"
-check "minor: file" $PY "$TMP/check_rules.py" "$TMP/c3.json" 8
+check "minor: file" $PY "$TMP/check_rules.py" "$TMP/c3.json" 9
 
 run_pn 0 "keep keys" learn "$CHORALES" --tonic keep --grid 1 --split train -o "$TMP/c4.json"
 check "keep keys: no transposition" test "$(grep -c 'moved to' "$OUT")" = 0
@@ -205,11 +205,11 @@ cat >"$TMP/hand.json" <<'EOF'
   "constraints": [ { "name": "no-hidden-8ves", "kind": "hidden", "intervals": [0] } ] }
 EOF
 run_pn 0 "add" learn "$CHORALES" --add "$TMP/hand.json" --name c5 -o "$TMP/c5.json"
-check "add: rows" has "$OUT" "features   (built-in features): 9 rules, 767 rows"
+check "add: rows" has "$OUT" "features   (built-in features): 10 rules, 776 rows"
 check "add: as written" has "$OUT" "(as written)"
 check "add: the rule kept, marked" $PY -c "
 import json; d = json.load(open('$TMP/c5.json'))
-r = d['rules'][8]
+r = d['rules'][9]
 assert r['name'] == 'tb-bass' and r['learn'] is False and r['targets'] == {'0': 0.6, '7': 0.4}, r
 assert [c['name'] for c in d['constraints']] == ['no-parallels', 'no-hidden-outer', 'no-hidden-8ves']
 assert 'written by hand' in d['description'], d['description']"
@@ -245,7 +245,7 @@ bad_input "midi: outside the chorale registers" \
 run_pn 0 "midi" learn "$MIDI" -o "$TMP/m.json" --grid 2 --ranges 31-84
 check "midi: summary" has "$OUT" "scale.mid: 1 piece, 4 voices from tracks, 16 sixteenths, C major"
 check "midi: steps" has "$OUT" "8 steps (every 2nd sixteenth)"
-check "midi: file" $PY "$TMP/check_rules.py" "$TMP/m.json" 8
+check "midi: file" $PY "$TMP/check_rules.py" "$TMP/m.json" 9
 
 # --- bad input ---------------------------------------------------------------
 
