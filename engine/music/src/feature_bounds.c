@@ -96,8 +96,8 @@ void pn_feature_value_bounds(const pn_feature *f, const pn_space *space, int64_t
             break;
         case OP_CLAMP: /* monotone: the bounds are clamped too */
             for (int i = 0; i < len; ++i) {
-                lo[i] = lo[i] < f->lo[k] ? f->lo[k] : lo[i] > f->hi[k] ? f->hi[k] : lo[i];
-                hi[i] = hi[i] < f->lo[k] ? f->lo[k] : hi[i] > f->hi[k] ? f->hi[k] : hi[i];
+                lo[i] = pn_feature_clamp(lo[i], f->lo[k], f->hi[k]);
+                hi[i] = pn_feature_clamp(hi[i], f->lo[k], f->hi[k]);
             }
             break;
         }

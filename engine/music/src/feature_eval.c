@@ -35,7 +35,7 @@ int pn_feature_apply_ops(const pn_feature *f, int first_op, int *buf)
         case OP_CLAMP:
             for (int i = 0; i < len; ++i)
                 if (buf[i] != R)
-                    buf[i] = buf[i] < f->lo[k] ? f->lo[k] : buf[i] > f->hi[k] ? f->hi[k] : buf[i];
+                    buf[i] = (int)pn_feature_clamp(buf[i], f->lo[k], f->hi[k]);
             break;
         case OP_DIFF:
             for (int i = 0; i + 1 < len; ++i)

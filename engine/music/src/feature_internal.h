@@ -33,6 +33,12 @@ struct pn_feature {
     int length; /* length of the values */
 };
 
+/* v held to lo..hi: what clamp(LO,HI,...) does to one entry. */
+static inline int64_t pn_feature_clamp(int64_t v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 struct pn_feature_table {
     pn_feature feature;
     pn_space space;

@@ -40,7 +40,7 @@ static int elementwise(const pn_feature *f, int k, int v)
     case OP_MOD12:
         return ((v % 12) + 12) % 12;
     case OP_CLAMP:
-        return v < f->lo[k] ? f->lo[k] : v > f->hi[k] ? f->hi[k] : v;
+        return (int)pn_feature_clamp(v, f->lo[k], f->hi[k]);
     default:
         return v < 0 ? -v : v; /* OP_ABS */
     }
@@ -165,17 +165,17 @@ static void plan_symbols(enumeration *e)
         num_diffs++;
     const int mod_after_diffs =
         prefix == 0 && num_diffs > 0 && num_diffs < f->num_ops && f->ops[num_diffs] == OP_MOD12;
+    /* the descriptors applied to each voice's values: the leading
+     * elementwise ones, or that mod12 alone */
+    const int first_sym_op = mod_after_diffs ? num_diffs : 0;
     const int num_sym_ops = mod_after_diffs ? 1 : prefix;
     e->sym_combos = 1;
     for (int i = 0; i < e->L; ++i) {
         e->num_sym[i] = 0;
         for (int d = 0; d < e->radix[i]; ++d) {
             int v = d == 0 ? R : e->low[i] + d - 1;
-            if (mod_after_diffs)
-                v = v == R ? R : ((v % 12) + 12) % 12;
-            else
-                for (int k = 0; k < num_sym_ops; ++k)
-                    v = elementwise(f, k, v);
+            for (int k = first_sym_op; k < first_sym_op + num_sym_ops; ++k)
+                v = elementwise(f, k, v);
             int sym = 0;
             while (sym < e->num_sym[i] && e->sym_val[i][sym] != v)
                 sym++;
