@@ -127,7 +127,8 @@ for p in pts:
     for group in ("shares", "rates"):
         for name, v in p[group].items():
             assert v is None or 0 <= v <= 1, (name, v)
-    assert set(p["shares"]) == {"root_position", "stepwise_soprano", "soprano_leaps"}
+    assert set(p["shares"]) == {"root_position", "stepwise_soprano", "soprano_leaps",
+                                "primary_bass", "consonant"}
     assert set(p["rates"]) == {"parallels", "hidden", "wide", "crossing"}
     assert p["median_step_seconds"] >= 0 and p["setup_seconds"] >= 0
 # the knob does something: more rules kept on the liberal side
@@ -135,9 +136,18 @@ med = [p["rules_kept"]["median"] for p in pts]
 assert all(a <= b for a, b in zip(med, med[1:])), med
 assert med[0] < med[-1], med
 assert pts[0]["rules_kept"]["max"] < pts[-1]["rules_kept"]["max"], pts
+# and the music follows: the "bass" rule (C or G) is kept only at the
+# liberal end, where the bass sits on C, F or G nearly always (by chance,
+# 3 of the bass's 8 pitches, at the conservative end)
+bass = [p["shares"]["primary_bass"] for p in pts]
+assert bass[0] < 0.6 and bass[-1] > 0.8, bass
 # the reference's own shares, as in evaluate's statistics of the chorales
 ref = d["reference"]
 assert 0.2 < ref["shares"]["root_position"] < 0.6, ref["shares"]
+# the chorales are in many keys: no bass degrees of C for them; most of
+# their sonorities are consonant, not all (passing sevenths and fourths)
+assert ref["shares"]["primary_bass"] is None, ref["shares"]
+assert 0.4 < ref["shares"]["consonant"] < 0.9, ref["shares"]
 assert 0 < ref["rates"]["parallels"] < 0.01, ref["rates"]
 EOF
 check "CSV: 1 + 3 lines" test "$(wc -l <"$TMP/s.csv")" -eq 4
@@ -192,6 +202,14 @@ for name, tv in p["tv"].items():
     assert tv == e["distributions"][name]["tv"], (name, tv, e["distributions"][name]["tv"])
 for name, v in p["rates"].items():
     assert v == e["rates"][name]["input"], (name, v, e["rates"][name]["input"])
+# the shares, counted again from evaluate's distributions: the bass's
+# pitches on C, F or G; chord types of the bass and consonances above it
+bass = e["distributions"]["range_bass"]["input"]
+primary = sum(v for k, v in bass.items() if int(k) % 12 in (0, 5, 7))
+assert 0 < primary <= 1 and abs(p["shares"]["primary_bass"] - primary) < 1e-12, (p["shares"], primary)
+chords = e["distributions"]["chord"]["input"]
+consonant = sum(v for k, v in chords.items() if set(map(int, k.split(","))) <= {0, 3, 4, 7, 8, 9})
+assert 0 < consonant < 1 and abs(p["shares"]["consonant"] - consonant) < 1e-12, (p["shares"], consonant)
 EOF2
 done
 
@@ -226,9 +244,9 @@ cat >"$TMP/tiny.json" <<'EOF'
 {
   "format": "parnassus-style/1",
   "name": "tiny",
-  "sonorities": 4,
+  "sonorities": 6,
   "distributions": {
-    "chord": {"0,4,7": 3, "0,3,8": 1},
+    "chord": {"0,4,7": 3, "0,3,8": 1, "0,4,7,10": 1, "0,5,9": 1},
     "soprano_motion": {"2": 1, "0": 2, "7": 1}
   }
 }
@@ -240,7 +258,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ref = d["reference"]
 assert ref["name"] == "tiny" and ref["file"] == sys.argv[2], ref
-assert ref["shares"] == {"root_position": 0.75, "stepwise_soprano": 0.25, "soprano_leaps": 0.25}
+# root position 3 of 6; consonant 4 of 6 (a seventh, a fourth above the bass)
+assert ref["shares"] == {"root_position": 0.5, "stepwise_soprano": 0.25, "soprano_leaps": 0.25,
+                         "primary_bass": None, "consonant": 4 / 6}, ref["shares"]
 assert ref["rates"] == {"parallels": None, "hidden": None, "wide": None, "crossing": None}
 (p,) = d["points"]
 assert p["value"] == 0 and p["tv"]["chord"] is not None

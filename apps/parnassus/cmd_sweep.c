@@ -74,9 +74,10 @@ static void print_help(const pn_settings *d)
            "measures each setting with the style statistics of 'parnassus evaluate':\n"
            "the rules the realization keeps (min, median, max over the steps, and\n"
            "which), the TV distances of chord types and of the four voices' motion to\n"
-           "the reference, the shares of root-position triads, stepwise soprano moves\n"
-           "and soprano leaps, the rates of parallels, hidden 5ths/8ves, wide spacing\n"
-           "and voice crossing, and the median time per step.\n"
+           "the reference, the shares of root-position triads, stepwise soprano moves,\n"
+           "soprano leaps, the bass on C, F or G (I, IV, V of a set in C) and consonant\n"
+           "sonorities, the rates of parallels, hidden 5ths/8ves, wide spacing and\n"
+           "voice crossing, and the median time per step.\n"
            "\n"
            "options:\n"
            "  --knob K           the knob to sweep: log2_lambda_w or alpha (required)\n"
@@ -289,8 +290,8 @@ static int write_plot(const sweep_cli *cli, const pn_sweep_report *r)
         static const char *const tv_label[PN_SWEEP_PLOT_TV] = {
             "chord types", "soprano motion", "alto motion", "tenor motion", "bass motion"};
         static const char *const share_label[PN_SWEEP_PLOT_SHARES] = {
-            "root-position triads", "stepwise soprano", "soprano leaps", "wide spacing",
-            "parallel 5ths/8ves"};
+            "root-position triads", "stepwise soprano", "soprano leaps",     "bass on C, F, G",
+            "consonant sonorities", "wide spacing",     "parallel 5ths/8ves"};
         double *tv[PN_SWEEP_PLOT_TV], *share[PN_SWEEP_PLOT_SHARES];
         for (int s = 0; s < PN_SWEEP_PLOT_TV; ++s)
             tv[s] = x + (1 + (size_t)s) * n;
@@ -306,16 +307,17 @@ static int write_plot(const sweep_cli *cli, const pn_sweep_report *r)
             kept[2 * n + i] = pt->kept_max;
             for (int s = 0; s < PN_SWEEP_PLOT_TV; ++s)
                 tv[s][i] = f.tv[s];
-            const double shares[PN_SWEEP_PLOT_SHARES] = {f.root_position, f.stepwise_soprano,
-                                                         f.soprano_leaps, f.wide, f.parallels};
+            const double shares[PN_SWEEP_PLOT_SHARES] = {
+                f.root_position, f.stepwise_soprano, f.soprano_leaps, f.primary_bass, f.consonant,
+                f.wide,          f.parallels};
             for (int s = 0; s < PN_SWEEP_PLOT_SHARES; ++s)
                 share[s][i] = shares[s];
         }
-        pn_sweep_figures rf = {{NAN, NAN, NAN, NAN, NAN}, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-        if (ref)
-            pn_sweep_figures_of(ref, NULL, &rf);
-        const double ref_shares[PN_SWEEP_PLOT_SHARES] = {rf.root_position, rf.stepwise_soprano,
-                                                         rf.soprano_leaps, rf.wide, rf.parallels};
+        pn_sweep_figures rf;
+        pn_sweep_reference_figures(ref, &rf);
+        const double ref_shares[PN_SWEEP_PLOT_SHARES] = {
+            rf.root_position, rf.stepwise_soprano, rf.soprano_leaps, rf.primary_bass, rf.consonant,
+            rf.wide,          rf.parallels};
         char title[400], subtitle[400];
         const int lw = req->knob == PN_SWEEP_LOG2_LAMBDA_W;
         snprintf(title, sizeof title, "%s: sweep of %s, %s = %g", req->rules->name,

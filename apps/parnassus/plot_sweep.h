@@ -9,7 +9,7 @@
 
 enum { PN_SWEEP_PLOT_WIDTH = 900, PN_SWEEP_PLOT_HEIGHT = 1000 };
 
-enum { PN_SWEEP_PLOT_TV = 5, PN_SWEEP_PLOT_SHARES = 5 };
+enum { PN_SWEEP_PLOT_TV = 5, PN_SWEEP_PLOT_SHARES = 7 };
 
 typedef struct pn_sweep_plot {
     const char *title, *subtitle;

@@ -267,8 +267,40 @@ void pn_sweep_figures_of(const pn_style_stats *s, const pn_style_stats *ref, pn_
     out->root_position = pn_style_share_bins(s, PN_STYLE_CHORD, root_position, 2);
     out->stepwise_soprano = pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 1, 2);
     out->soprano_leaps = pn_style_share_magnitude(s, PN_STYLE_SOPRANO_MOTION, 5, INT32_MAX);
+
+    /* the registers are absolute pitches: every C, F and G */
+    int32_t primary[3 * (PN_STYLE_RANGE_BINS / 12 + 1)];
+    int num_primary = 0;
+    for (int32_t pitch = 0; pitch < PN_STYLE_RANGE_BINS; ++pitch)
+        if (pitch % 12 == 0 || pitch % 12 == 5 || pitch % 12 == 7)
+            primary[num_primary++] = pitch;
+    out->primary_bass = pn_style_share_bins(s, PN_STYLE_RANGE_BASS, primary, num_primary);
+
+    /* the bass (bit 0) with any of the consonances above it */
+    static const int consonances[5] = {3, 4, 7, 8, 9};
+    int32_t consonant[1 << 5];
+    for (int subset = 0; subset < 1 << 5; ++subset) {
+        consonant[subset] = 1;
+        for (int k = 0; k < 5; ++k)
+            if (subset & 1 << k)
+                consonant[subset] |= 1 << consonances[k];
+    }
+    out->consonant = pn_style_share_bins(s, PN_STYLE_CHORD, consonant, 1 << 5);
     out->parallels = pn_style_rate_value(s, PN_STYLE_PARALLELS);
     out->hidden = pn_style_rate_value(s, PN_STYLE_HIDDEN);
     out->wide = pn_style_rate_value(s, PN_STYLE_WIDE);
     out->crossing = pn_style_rate_value(s, PN_STYLE_CROSSING);
+}
+
+void pn_sweep_reference_figures(const pn_style_stats *ref, pn_sweep_figures *out)
+{
+    if (ref) {
+        pn_sweep_figures_of(ref, NULL, out);
+    } else {
+        for (int i = 0; i < PN_SWEEP_NUM_TV; ++i)
+            out->tv[i] = NAN;
+        out->root_position = out->stepwise_soprano = out->soprano_leaps = out->consonant = NAN;
+        out->parallels = out->hidden = out->wide = out->crossing = NAN;
+    }
+    out->primary_bass = NAN;
 }

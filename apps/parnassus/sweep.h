@@ -79,6 +79,13 @@ typedef struct pn_sweep_figures {
     double root_position;    /* chord type exactly {0,4,7} or {0,3,7} */
     double stepwise_soprano; /* soprano motions of 1 or 2 semitones, among all */
     double soprano_leaps;    /* soprano motions of more than 4 semitones, among all */
+    /* bass on C, F or G: the tonic, subdominant and dominant of a rule set
+     * in C, as every shipped set is (NAN for the reference, whose pieces
+     * are in many keys) */
+    double primary_bass;
+    /* chord types whose every pitch class is a consonance with the bass:
+     * the unison or octave, thirds, the fifth and sixths (0, 3, 4, 7, 8, 9) */
+    double consonant;
     double parallels, hidden, wide, crossing; /* the rates */
 } pn_sweep_figures;
 
@@ -88,5 +95,10 @@ extern const char *const pn_sweep_tv_name[PN_SWEEP_NUM_TV];
 
 /* Shares in [0, 1]; NAN where nothing was counted. ref may be NULL. */
 void pn_sweep_figures_of(const pn_style_stats *s, const pn_style_stats *ref, pn_sweep_figures *out);
+
+/* The reference's own figures: those of pn_sweep_figures_of without TVs,
+ * and no primary_bass (its pieces are not all in C); every figure NAN when
+ * ref is NULL. */
+void pn_sweep_reference_figures(const pn_style_stats *ref, pn_sweep_figures *out);
 
 #endif

@@ -59,6 +59,8 @@ static void print_shares(FILE *out, const pn_sweep_figures *f)
     print_percent(out, f->root_position, 6);
     print_percent(out, f->stepwise_soprano, 6);
     print_percent(out, f->soprano_leaps, 6);
+    print_percent(out, f->primary_bass, 6);
+    print_percent(out, f->consonant, 6);
     print_percent(out, f->parallels, 6);
     print_percent(out, f->hidden, 6);
     print_percent(out, f->wide, 6);
@@ -89,11 +91,13 @@ int pn_sweep_print(FILE *out, const pn_sweep_report *r)
             r->reference_file ? pn_cli_basename(r->reference_file) : "-",
             ref ? ref->sonorities : 0);
 
-    fprintf(out, "%13s  %-14s  %-34s  %-20s %s\n", "", "rules kept", "TV to the reference (motion)",
+    fprintf(out, "%13s  %-14s  %-34s  %-34s %s\n", "", "rules kept", "TV to the reference (motion)",
             "shares (%)", "rates (%)");
-    fprintf(out, "%13s  %4s %4s %4s  %6s %6s %6s %6s %6s  %6s %6s %6s %6s %6s %6s %6s  %6s  %7s\n",
+    fprintf(out,
+            "%13s  %4s %4s %4s  %6s %6s %6s %6s %6s  %6s %6s %6s %6s %6s %6s %6s %6s %6s  %6s  "
+            "%7s\n",
             knob, "min", "med", "max", "chord", "sopr", "alto", "tenor", "bass", "root", "step",
-            "leap", "par", "hidden", "wide", "cross", "sonor", "ms/step");
+            "leap", "I/IV/V", "cons", "par", "hidden", "wide", "cross", "sonor", "ms/step");
     for (int i = 0; i < sw->num_points; ++i) {
         const pn_sweep_point *pt = &sw->points[i];
         pn_sweep_figures f;
@@ -109,7 +113,7 @@ int pn_sweep_print(FILE *out, const pn_sweep_report *r)
     }
     if (ref) {
         pn_sweep_figures f;
-        pn_sweep_figures_of(ref, NULL, &f);
+        pn_sweep_reference_figures(ref, &f);
         fprintf(out, "%13s  %4s %4s %4s ", "reference", "", "", "");
         for (int t = 0; t < PN_SWEEP_NUM_TV; ++t)
             fprintf(out, " %6s", "");
@@ -141,8 +145,12 @@ int pn_sweep_print(FILE *out, const pn_sweep_report *r)
                  "variation distance to the reference; root: chord types {0,4,7} or {0,3,7}; "
                  "step, leap:\n"
                  "soprano motions of 1-2 and of more than 4 semitones among all soprano "
-                 "motions; rates as\n"
-                 "in 'parnassus evaluate'; sonor: sonorities measured (repeats merged); "
+                 "motions; I/IV/V:\n"
+                 "bass on C, F or G (the rule set's tonic, subdominant and dominant when it is "
+                 "in C); cons:\n"
+                 "chord types of consonances only (0,3,4,7,8,9 above the bass); rates as "
+                 "in 'parnassus evaluate';\n"
+                 "sonor: sonorities measured (repeats merged); "
                  "ms/step: median\n"
                  "draw + re-realization.\n");
     fprintf(out, "total %.2f s\n", r->seconds);
@@ -169,6 +177,8 @@ static json_t *shares_object(const pn_sweep_figures *f)
     json_object_set_new(o, "root_position", number(f->root_position));
     json_object_set_new(o, "stepwise_soprano", number(f->stepwise_soprano));
     json_object_set_new(o, "soprano_leaps", number(f->soprano_leaps));
+    json_object_set_new(o, "primary_bass", number(f->primary_bass));
+    json_object_set_new(o, "consonant", number(f->consonant));
     return o;
 }
 
@@ -252,7 +262,7 @@ static json_t *build(const pn_sweep_report *r, int *order)
     if (r->reference) {
         const pn_style_file *rf = r->reference;
         pn_sweep_figures f;
-        pn_sweep_figures_of(&rf->stats, NULL, &f);
+        pn_sweep_reference_figures(&rf->stats, &f);
         json_object_set_new(ref, "description", string_or_null(rf->description));
         json_object_set_new(ref, "mode", string_or_null(rf->mode));
         json_object_set_new(ref, "pieces", json_integer(rf->stats.pieces));
@@ -330,7 +340,8 @@ int pn_sweep_csv(const char *path, const pn_sweep_report *r)
     fputs("log2_lambda_w,alpha,kept_min,kept_median,kept_max", f);
     for (int t = 0; t < PN_SWEEP_NUM_TV; ++t)
         fprintf(f, ",tv_%s", pn_sweep_tv_name[t]);
-    fputs(",root_position,stepwise_soprano,soprano_leaps,parallels,hidden,wide,crossing,"
+    fputs(",root_position,stepwise_soprano,soprano_leaps,primary_bass,consonant,parallels,hidden,"
+          "wide,crossing,"
           "sonorities,median_step_seconds",
           f);
     for (int k = 0; k < sw->num_rules; ++k)
@@ -347,6 +358,8 @@ int pn_sweep_csv(const char *path, const pn_sweep_report *r)
         csv_number(f, fig.root_position);
         csv_number(f, fig.stepwise_soprano);
         csv_number(f, fig.soprano_leaps);
+        csv_number(f, fig.primary_bass);
+        csv_number(f, fig.consonant);
         csv_number(f, fig.parallels);
         csv_number(f, fig.hidden);
         csv_number(f, fig.wide);
