@@ -149,10 +149,10 @@ int pn_sweep_print(FILE *out, const pn_sweep_report *r)
                  "bass on C, F or G (the rule set's tonic, subdominant and dominant when it is "
                  "in C); cons:\n"
                  "chord types of consonances only (0,3,4,7,8,9 above the bass); rates as "
-                 "in 'parnassus evaluate';\n"
-                 "sonor: sonorities measured (repeats merged); "
-                 "ms/step: median\n"
-                 "draw + re-realization.\n");
+                 "in 'parnassus\n"
+                 "evaluate'; sonor: sonorities measured (repeats merged); ms/step: median "
+                 "draw +\n"
+                 "re-realization.\n");
     fprintf(out, "total %.2f s\n", r->seconds);
     return ferror(out) ? -1 : 0;
 }
