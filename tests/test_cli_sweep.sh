@@ -131,6 +131,18 @@ for p in pts:
                                 "primary_bass", "consonant"}
     assert set(p["rates"]) == {"parallels", "hidden", "wide", "crossing"}
     assert p["median_step_seconds"] >= 0 and p["setup_seconds"] >= 0
+    # each seed's run alone: the pooled sonorities are theirs added up, and
+    # the standard error of two seeds is half their difference
+    runs = p["by_seed"]
+    assert [s["seed"] for s in runs] == [1, 2], runs
+    assert sum(s["sonorities"] for s in runs) == p["sonorities"], (runs, p["sonorities"])
+    se = p["standard_error"]
+    for group, name in [("tv", "chord"), ("tv", "bass_motion"), ("shares", "primary_bass"),
+                        ("shares", "consonant"), ("shares", "stepwise_soprano")]:
+        a, b = runs[0][group][name], runs[1][group][name]
+        assert abs(se[group][name] - abs(a - b) / 2) < 1e-12, (group, name, a, b, se[group][name])
+        if group == "shares":  # a pooled share lies between the seeds' own
+            assert min(a, b) - 1e-12 <= p[group][name] <= max(a, b) + 1e-12, (name, a, b, p[group][name])
 # the knob does something: more rules kept on the liberal side
 med = [p["rules_kept"]["median"] for p in pts]
 assert all(a <= b for a, b in zip(med, med[1:])), med
@@ -185,6 +197,23 @@ run_pn 0 "sweep, other seeds" sweep "$RULES" --knob log2_lambda_w --from -10 --t
 grep -v 'seconds"' "$OUT" >"$TMP/c.notime"
 check "other seeds, other JSON" test -n "$(diff "$TMP/a.notime" "$TMP/c.notime" | head -1)"
 
+# --- a seed's run in a sweep of two seeds is the sweep of that seed alone ---
+run_pn 0 "sweep, seed 2 alone" sweep "$RULES" --knob log2_lambda_w --from -10 --to 6 --points 3 \
+    --steps 40 --seeds 2 --json
+py "by_seed = the seed's own sweep" "$OUT" "$TMP/a.json" <<'EOF'
+import json, sys
+alone = json.load(open(sys.argv[1]))["points"]
+both = json.load(open(sys.argv[2]))["points"]
+for p, q in zip(alone, both):
+    (only,) = p["by_seed"]
+    assert only["seed"] == 2 and only["sonorities"] == p["sonorities"]
+    for group in ("tv", "shares", "rates"):
+        assert only[group] == p[group] == q["by_seed"][1][group], (group, only[group], q["by_seed"])
+    # one seed has no spread
+    for group in ("tv", "shares", "rates"):
+        assert all(v is None for v in p["standard_error"][group].values()), p["standard_error"]
+EOF
+
 # --- a point is what `parnassus sample` writes, measured by `evaluate` ---
 for x in -10 6; do
     run_pn 0 "sample at $x" sample "$RULES" --steps 40 --seed 3 --log2-lambda-w "$x" -o "$TMP/run.mid"
@@ -222,6 +251,11 @@ check "table: reference" has "$OUT" "reference chorales-major (chorales-major.js
 check "table: reference row" grep -qE '^ +reference +[0-9]' "$OUT"
 check "table: rules kept most often" has "$OUT" "rules kept most often"
 check "table: one row per point" test "$(grep -cE '^ +(-10|6)  ' "$OUT")" -eq 4
+check "table: no standard error with one seed" test -z "$(grep "standard error over" "$OUT")"
+run_pn 0 "sweep table, two seeds" sweep "$RULES" --knob=log2_lambda_w --from=-10 --to=6 --points=2 \
+    --steps=20 --seeds=1,2
+check "table: standard error over two seeds" has "$OUT" "standard error over the 2 seeds"
+check "table: a point's rows, of figures and errors" test "$(grep -cE '^ +(-10|6)  ' "$OUT")" -eq 6
 check "SVG plot" grep -q "<svg" "$TMP/s.svg"
 check "SVG plot starts as XML" test "$(head -c 5 "$TMP/s.svg")" = "<?xml"
 

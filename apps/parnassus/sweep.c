@@ -148,6 +148,11 @@ static pn_error run_one(const pn_sweep_request *req, pn_sweep_point *pt, int see
     pn_piece piece = {name, k, req->steps, b->pitch, NULL};
     const pn_corpus corpus = {k, 1, &piece};
     err = pn_style_add_corpus(acc, &corpus, info);
+    pn_style_acc *alone = NULL;
+    if (err == PN_OK && (err = pn_style_acc_create(NULL, &alone, info)) == PN_OK &&
+        (err = pn_style_add_corpus(alone, &corpus, info)) == PN_OK)
+        pt->seed_stats[seed_index] = *pn_style_acc_stats(alone);
+    pn_style_acc_free(alone);
 done:
     pn_generator_free(gen);
     return err;
@@ -193,6 +198,7 @@ void pn_sweep_free(pn_sweep *sweep)
         return;
     for (int i = 0; sweep->points && i < sweep->num_points; ++i) {
         free(sweep->points[i].stats);
+        free(sweep->points[i].seed_stats);
         free(sweep->points[i].kept_steps);
     }
     free(sweep->points);
@@ -218,8 +224,9 @@ pn_error pn_sweep_run(const pn_sweep_request *req, pn_sweep **out, pn_error_info
     for (int i = 0; i < req->points; ++i) {
         pn_sweep_point *pt = &sw->points[i];
         pt->stats = calloc(1, sizeof *pt->stats);
+        pt->seed_stats = calloc((size_t)req->num_seeds, sizeof *pt->seed_stats);
         pt->kept_steps = calloc((size_t)K, sizeof *pt->kept_steps);
-        if (!pt->stats || !pt->kept_steps) {
+        if (!pt->stats || !pt->seed_stats || !pt->kept_steps) {
             pn_sweep_free(sw);
             return pn_fail(info, PN_ERR_NOMEM, "out of memory");
         }
@@ -290,6 +297,39 @@ void pn_sweep_figures_of(const pn_style_stats *s, const pn_style_stats *ref, pn_
     out->hidden = pn_style_rate_value(s, PN_STYLE_HIDDEN);
     out->wide = pn_style_rate_value(s, PN_STYLE_WIDE);
     out->crossing = pn_style_rate_value(s, PN_STYLE_CROSSING);
+}
+
+/* pn_sweep_figures holds doubles only (sweep.h): as an array here. */
+enum { NUM_FIGURES = sizeof(pn_sweep_figures) / sizeof(double) };
+_Static_assert(sizeof(pn_sweep_figures) == (PN_SWEEP_NUM_TV + 9) * sizeof(double),
+               "pn_sweep_figures: doubles only");
+
+static void seed_figures(const pn_sweep_point *pt, int seed_index, const pn_style_stats *ref,
+                         double *v)
+{
+    pn_sweep_figures f;
+    pn_sweep_figures_of(&pt->seed_stats[seed_index], ref, &f);
+    memcpy(v, &f, sizeof f);
+}
+
+void pn_sweep_standard_error(const pn_sweep_point *pt, int num_seeds, const pn_style_stats *ref,
+                             pn_sweep_figures *out)
+{
+    double mean[NUM_FIGURES] = {0}, dev[NUM_FIGURES] = {0}, v[NUM_FIGURES];
+    for (int i = 0; i < num_seeds; ++i) {
+        seed_figures(pt, i, ref, v);
+        for (int j = 0; j < NUM_FIGURES; ++j)
+            mean[j] += v[j] / num_seeds;
+    }
+    for (int i = 0; i < num_seeds; ++i) {
+        seed_figures(pt, i, ref, v);
+        for (int j = 0; j < NUM_FIGURES; ++j)
+            dev[j] += (v[j] - mean[j]) * (v[j] - mean[j]);
+    }
+    /* a NAN of any seed stays NAN; one seed has no spread */
+    for (int j = 0; j < NUM_FIGURES; ++j)
+        v[j] = num_seeds < 2 ? NAN : sqrt(dev[j] / (num_seeds - 1) / num_seeds);
+    memcpy(out, v, sizeof *out);
 }
 
 void pn_sweep_reference_figures(const pn_style_stats *ref, pn_sweep_figures *out)

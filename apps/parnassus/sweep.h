@@ -39,6 +39,7 @@ typedef struct pn_sweep_point {
     double value;                        /* of the swept knob */
     double log2_lambda_w, alpha;         /* both knobs as used */
     pn_style_stats *stats;               /* one piece per seed */
+    pn_style_stats *seed_stats;          /* each seed's piece alone, in the order of seeds */
     int kept_min, kept_median, kept_max; /* rules kept after each step, over every run */
     int64_t *kept_steps;                 /* per rule (file order): steps after which it was kept */
     int64_t num_steps;                   /* steps x seeds */
@@ -69,7 +70,8 @@ void pn_sweep_free(pn_sweep *sweep);
  * to order (num_rules entries) and returns how many there are. */
 int pn_sweep_most_kept(const pn_sweep *sweep, int point, int *order);
 
-/* The figures of the report. */
+/* The figures of the report: doubles only (pn_sweep_standard_error reads
+ * them as an array). */
 enum { PN_SWEEP_NUM_TV = 5 };
 
 typedef struct pn_sweep_figures {
@@ -95,6 +97,13 @@ extern const char *const pn_sweep_tv_name[PN_SWEEP_NUM_TV];
 
 /* Shares in [0, 1]; NAN where nothing was counted. ref may be NULL. */
 void pn_sweep_figures_of(const pn_style_stats *s, const pn_style_stats *ref, pn_sweep_figures *out);
+
+/* The standard error of each figure of a point over its seeds: the
+ * standard deviation of the seeds' own figures (pn_sweep_figures_of of
+ * each seed's piece) divided by the square root of their number. NAN with
+ * one seed, or where a seed has nothing to count. */
+void pn_sweep_standard_error(const pn_sweep_point *pt, int num_seeds, const pn_style_stats *ref,
+                             pn_sweep_figures *out);
 
 /* The reference's own figures: those of pn_sweep_figures_of without TVs,
  * and no primary_bass (its pieces are not all in C); every figure NAN when

@@ -122,6 +122,23 @@ int pn_sweep_print(FILE *out, const pn_sweep_report *r)
         fprintf(out, "  %6" PRId64 "\n", ref->sonorities);
     }
 
+    if (req->num_seeds > 1) {
+        fprintf(out,
+                "\nstandard error over the %d seeds (the same columns; shares and rates in "
+                "points):\n",
+                req->num_seeds);
+        for (int i = 0; i < sw->num_points; ++i) {
+            pn_sweep_figures se;
+            pn_sweep_standard_error(&sw->points[i], req->num_seeds, ref, &se);
+            fprintf(out, "%13.4g  %4s %4s %4s ", sw->points[i].value, "", "", "");
+            for (int t = 0; t < PN_SWEEP_NUM_TV; ++t)
+                print_tv(out, se.tv[t], 6);
+            fputc(' ', out);
+            print_shares(out, &se);
+            fputc('\n', out);
+        }
+    }
+
     fprintf(out, "\nrules kept most often (share of the steps after which each was kept):\n");
     int *order = malloc((size_t)sw->num_rules * sizeof *order);
     if (!order)
@@ -192,6 +209,40 @@ static json_t *rates_object(const pn_sweep_figures *f)
     return o;
 }
 
+/* The TVs, shares and rates of one set of figures. */
+static void set_figures(json_t *o, const pn_sweep_figures *f)
+{
+    json_t *tv = json_object();
+    for (int t = 0; t < PN_SWEEP_NUM_TV; ++t)
+        json_object_set_new(tv, pn_sweep_tv_name[t], number(f->tv[t]));
+    json_object_set_new(o, "tv", tv);
+    json_object_set_new(o, "shares", shares_object(f));
+    json_object_set_new(o, "rates", rates_object(f));
+}
+
+/* Each seed's run alone, and the standard error over them. */
+static void set_by_seed(json_t *o, const pn_sweep_report *r, const pn_sweep_point *pt)
+{
+    const pn_sweep_request *req = r->req;
+    const pn_style_stats *ref = r->reference ? &r->reference->stats : NULL;
+    json_t *seeds = json_array();
+    for (int s = 0; s < req->num_seeds; ++s) {
+        pn_sweep_figures f;
+        pn_sweep_figures_of(&pt->seed_stats[s], ref, &f);
+        json_t *one = json_object();
+        json_object_set_new(one, "seed", json_integer((json_int_t)req->seeds[s]));
+        json_object_set_new(one, "sonorities", json_integer(pt->seed_stats[s].sonorities));
+        set_figures(one, &f);
+        json_array_append_new(seeds, one);
+    }
+    json_object_set_new(o, "by_seed", seeds);
+    pn_sweep_figures se;
+    pn_sweep_standard_error(pt, req->num_seeds, ref, &se);
+    json_t *err = json_object();
+    set_figures(err, &se);
+    json_object_set_new(o, "standard_error", err);
+}
+
 static json_t *point_object(const pn_sweep_report *r, int i, int *order)
 {
     const pn_sweep *sw = r->sweep;
@@ -222,12 +273,8 @@ static json_t *point_object(const pn_sweep_report *r, int i, int *order)
                                         "kept_steps", (json_int_t)pt->kept_steps[k], "kept_share",
                                         number((double)pt->kept_steps[k] / (double)pt->num_steps)));
     json_object_set_new(o, "rules", rules);
-    json_t *tv = json_object();
-    for (int t = 0; t < PN_SWEEP_NUM_TV; ++t)
-        json_object_set_new(tv, pn_sweep_tv_name[t], number(f.tv[t]));
-    json_object_set_new(o, "tv", tv);
-    json_object_set_new(o, "shares", shares_object(&f));
-    json_object_set_new(o, "rates", rates_object(&f));
+    set_figures(o, &f);
+    set_by_seed(o, r, pt);
     json_object_set_new(o, "constraint_misses", json_integer((json_int_t)pt->constraint_misses));
     json_object_set_new(o, "setup_seconds", number(pt->setup_seconds));
     json_object_set_new(o, "median_step_seconds", number(pt->median_step_seconds));
