@@ -304,27 +304,20 @@ enum { NUM_FIGURES = sizeof(pn_sweep_figures) / sizeof(double) };
 _Static_assert(sizeof(pn_sweep_figures) == (PN_SWEEP_NUM_TV + 9) * sizeof(double),
                "pn_sweep_figures: doubles only");
 
-static void seed_figures(const pn_sweep_point *pt, int seed_index, const pn_style_stats *ref,
-                         double *v)
-{
-    pn_sweep_figures f;
-    pn_sweep_figures_of(&pt->seed_stats[seed_index], ref, &f);
-    memcpy(v, &f, sizeof f);
-}
-
 void pn_sweep_standard_error(const pn_sweep_point *pt, int num_seeds, const pn_style_stats *ref,
                              pn_sweep_figures *out)
 {
+    /* Welford's running mean and sum of squared deviations, one pass */
     double mean[NUM_FIGURES] = {0}, dev[NUM_FIGURES] = {0}, v[NUM_FIGURES];
     for (int i = 0; i < num_seeds; ++i) {
-        seed_figures(pt, i, ref, v);
-        for (int j = 0; j < NUM_FIGURES; ++j)
-            mean[j] += v[j] / num_seeds;
-    }
-    for (int i = 0; i < num_seeds; ++i) {
-        seed_figures(pt, i, ref, v);
-        for (int j = 0; j < NUM_FIGURES; ++j)
-            dev[j] += (v[j] - mean[j]) * (v[j] - mean[j]);
+        pn_sweep_figures f;
+        pn_sweep_figures_of(&pt->seed_stats[i], ref, &f);
+        memcpy(v, &f, sizeof f);
+        for (int j = 0; j < NUM_FIGURES; ++j) {
+            const double d = v[j] - mean[j];
+            mean[j] += d / (i + 1);
+            dev[j] += d * (v[j] - mean[j]);
+        }
     }
     /* a NAN of any seed stays NAN; one seed has no spread */
     for (int j = 0; j < NUM_FIGURES; ++j)
@@ -337,10 +330,10 @@ void pn_sweep_reference_figures(const pn_style_stats *ref, pn_sweep_figures *out
     if (ref) {
         pn_sweep_figures_of(ref, NULL, out);
     } else {
-        for (int i = 0; i < PN_SWEEP_NUM_TV; ++i)
-            out->tv[i] = NAN;
-        out->root_position = out->stepwise_soprano = out->soprano_leaps = out->consonant = NAN;
-        out->parallels = out->hidden = out->wide = out->crossing = NAN;
+        double none[NUM_FIGURES];
+        for (int j = 0; j < NUM_FIGURES; ++j)
+            none[j] = NAN;
+        memcpy(out, none, sizeof *out);
     }
     out->primary_bass = NAN;
 }

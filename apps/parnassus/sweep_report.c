@@ -221,10 +221,9 @@ static void set_figures(json_t *o, const pn_sweep_figures *f)
 }
 
 /* Each seed's run alone, and the standard error over them. */
-static void set_by_seed(json_t *o, const pn_sweep_report *r, const pn_sweep_point *pt)
+static void set_by_seed(json_t *o, const pn_sweep_request *req, const pn_sweep_point *pt,
+                        const pn_style_stats *ref)
 {
-    const pn_sweep_request *req = r->req;
-    const pn_style_stats *ref = r->reference ? &r->reference->stats : NULL;
     json_t *seeds = json_array();
     for (int s = 0; s < req->num_seeds; ++s) {
         pn_sweep_figures f;
@@ -274,7 +273,7 @@ static json_t *point_object(const pn_sweep_report *r, int i, int *order)
                                         number((double)pt->kept_steps[k] / (double)pt->num_steps)));
     json_object_set_new(o, "rules", rules);
     set_figures(o, &f);
-    set_by_seed(o, r, pt);
+    set_by_seed(o, r->req, pt, ref);
     json_object_set_new(o, "constraint_misses", json_integer((json_int_t)pt->constraint_misses));
     json_object_set_new(o, "setup_seconds", number(pt->setup_seconds));
     json_object_set_new(o, "median_step_seconds", number(pt->median_step_seconds));
