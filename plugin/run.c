@@ -233,6 +233,7 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
     self->ran = 1;
     self->block_frames = n_frames;
     self->last_event = 0;
+    self->drew_ahead = 0;
     LV2_Atom_Forge_Frame midi_frame, notify_frame;
     if (self->port[PNP_MIDI_OUT])
         start_sequence(&self->forge, &midi_frame, self->port[PNP_MIDI_OUT]);

@@ -247,14 +247,16 @@ static void step(pnp_plugin *self, int64_t t)
 
 void pnp_advance(pnp_plugin *self)
 {
-    /* with a synchronous worker a job completes inside the scheduling, so
-     * a draw ahead can follow at once (bounded: PNP_AHEAD_MAX at most) */
-    for (int pass = 0; pass <= PNP_AHEAD_MAX; ++pass) {
-        pnp_schedule_pending(self);
-        if (!pnp_draw_ahead(self))
-            break;
-    }
+    /* One sonority drawn ahead a step, and one a block without a step.
+     * With a worker thread the drawn context's realization comes in a
+     * later block anyway; with a synchronous worker it is there at once,
+     * and one a call keeps a block to one job's answer and one draw: the
+     * look-ahead fills over the next blocks instead of in the first. */
     pnp_schedule_pending(self);
+    if (!self->drew_ahead && pnp_draw_ahead(self)) {
+        self->drew_ahead = 1;
+        pnp_schedule_pending(self);
+    }
 }
 
 /* Plays everything due before absolute frame `end`: note-offs and steps,

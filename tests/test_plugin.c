@@ -398,20 +398,25 @@ static void test_draw_ahead_follows_the_step_length(void **state)
 {
     (void)state;
     const struct {
-        int division, jobs;
-    } cases[] = {{4, 1 + 3}, {2, 1 + 1}, {3, 1 + 2}};
+        int division, depth;
+    } cases[] = {{4, 3}, {2, 1}, {3, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
         set(h, "division", (float)cases[i].division);
         capture_start(&cap, h);
         queue_position(h, 0, position(120, 1, 0, 0));
-        run_frames(h, 256, 256); /* the first step, at frame 0 */
         pnh_worker_stats ws;
-        pnh_worker_stats_get(h, &ws);
-        /* the step's own sonority, then as many ahead as the depth allows */
-        if ((int)ws.scheduled != cases[i].jobs)
-            fail_msg("division %d: %d jobs, expected %d", cases[i].division, (int)ws.scheduled,
-                     cases[i].jobs);
+        /* the first step, at frame 0: its own sonority's job and one drawn
+         * ahead; then one more a block until the depth is reached (a step
+         * lasts at least 23 blocks here) */
+        for (int block = 0; block < cases[i].depth + 2; ++block) {
+            run_frames(h, 256, 256);
+            pnh_worker_stats_get(h, &ws);
+            const int ahead = block + 1 < cases[i].depth ? block + 1 : cases[i].depth;
+            if ((int)ws.scheduled != 1 + ahead)
+                fail_msg("division %d, block %d: %d jobs, expected %d", cases[i].division, block,
+                         (int)ws.scheduled, 1 + ahead);
+        }
         pnh_free(h);
     }
 }
