@@ -120,10 +120,11 @@ typedef struct pnp_plugin {
     /* the music */
     int has_context;
     int context[PNP_MAX_VOICES]; /* the last sonority drawn (rule-set pitches) */
-    /* Drawn ahead: the next steps' sonorities, oldest first, each drawn as
-     * soon as the realization of its context is installed (not when its
-     * step comes), so that the worker runs up to PNP_AHEAD_MAX steps ahead
-     * of the music. The newest is `context`. Rule-set pitches. */
+    /* Drawn ahead: the next steps' sonorities, oldest first, each drawn
+     * once the realization of its context is installed (not when its step
+     * comes; one a step, and one a block without a step), so that the
+     * worker runs up to PNP_AHEAD_MAX steps ahead of the music. The newest
+     * is `context`. Rule-set pitches. */
     int ahead[PNP_AHEAD_MAX][PNP_MAX_VOICES];
     int num_ahead;
     int drew_ahead;              /* this block (or since its last step) drew one ahead */
