@@ -93,9 +93,10 @@ static pn_error run_failed(const pn_sweep_request *req, const pn_sweep_point *pt
 }
 
 /* One run: a fresh generator at the point's knobs, `steps` draws and
- * advances, the selection after each step, the piece into acc. */
+ * advances, the selection after each step, the piece measured into
+ * pt->seed_stats[seed_index]. */
 static pn_error run_one(const pn_sweep_request *req, pn_sweep_point *pt, int seed_index,
-                        run_buffers *b, pn_style_acc *acc, pn_error_info *info)
+                        run_buffers *b, pn_error_info *info)
 {
     const pn_rule_set *rs = req->rules;
     const int k = rs->space.num_voices, K = rs->num_rules;
@@ -147,12 +148,11 @@ static pn_error run_one(const pn_sweep_request *req, pn_sweep_point *pt, int see
     snprintf(name, sizeof name, "seed %" PRIu64, seed);
     pn_piece piece = {name, k, req->steps, b->pitch, NULL};
     const pn_corpus corpus = {k, 1, &piece};
-    err = pn_style_add_corpus(acc, &corpus, info);
-    pn_style_acc *alone = NULL;
-    if (err == PN_OK && (err = pn_style_acc_create(NULL, &alone, info)) == PN_OK &&
-        (err = pn_style_add_corpus(alone, &corpus, info)) == PN_OK)
-        pt->seed_stats[seed_index] = *pn_style_acc_stats(alone);
-    pn_style_acc_free(alone);
+    pn_style_acc *acc = NULL;
+    if ((err = pn_style_acc_create(NULL, &acc, info)) == PN_OK &&
+        (err = pn_style_add_corpus(acc, &corpus, info)) == PN_OK)
+        pt->seed_stats[seed_index] = *pn_style_acc_stats(acc);
+    pn_style_acc_free(acc);
 done:
     pn_generator_free(gen);
     return err;
@@ -163,15 +163,15 @@ static pn_error run_point(const pn_sweep_request *req, pn_sweep_point *pt, run_b
                           pn_error_info *info)
 {
     const int K = req->rules->num_rules;
-    pn_style_acc *acc = NULL;
-    pn_error err = pn_style_acc_create(NULL, &acc, info);
-    if (err != PN_OK)
-        return err;
+    pn_error err = PN_OK;
     memset(b->kept_hist, 0, (size_t)(K + 1) * sizeof *b->kept_hist);
     for (int i = 0; i < req->num_seeds && err == PN_OK; ++i)
-        err = run_one(req, pt, i, b, acc, info);
+        err = run_one(req, pt, i, b, info);
     if (err == PN_OK) {
-        *pt->stats = *pn_style_acc_stats(acc);
+        /* the seeds' pieces pooled: their counts added up */
+        pn_style_stats_clear(pt->stats);
+        for (int i = 0; i < req->num_seeds; ++i)
+            pn_style_stats_add(pt->stats, &pt->seed_stats[i]);
         pt->num_steps = (int64_t)req->steps * req->num_seeds;
         pt->kept_min = -1;
         int64_t below = 0;
@@ -188,7 +188,6 @@ static pn_error run_point(const pn_sweep_request *req, pn_sweep_point *pt, run_b
         pt->median_step_seconds = median(b->step_seconds, (size_t)pt->num_steps);
         pt->setup_seconds = median(b->setup_seconds, (size_t)req->num_seeds);
     }
-    pn_style_acc_free(acc);
     return err;
 }
 
