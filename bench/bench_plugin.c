@@ -537,7 +537,7 @@ static void context_step_rows(table *t, const double *job, long jobs, const doub
     rp->runs = (int)jobs;
     snprintf(rp->details, sizeof rp->details,
              "the same %ld steps; a step at 1/16 and 120 bpm lasts 125 ms, and with up "
-             "to 0.4 s of music drawn ahead a slower step is absorbed by the steps "
+             "to 0.8 s of music drawn ahead slower steps are absorbed by the steps "
              "before it",
              jobs);
 }

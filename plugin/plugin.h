@@ -48,11 +48,14 @@ enum { PNP_MAX_PATH = 4096 };
 
 /* Sonorities drawn ahead at most, and how much music that may be: as many
  * steps as fit in PNP_AHEAD_SECONDS, at least one. While the worker is
- * that far ahead of the music, a re-solve slower than a step (the
- * selection changing) is absorbed instead of making steps late, and a knob
- * turned is still heard within that time. */
-enum { PNP_AHEAD_MAX = 3 };
-#define PNP_AHEAD_SECONDS 0.4
+ * that far ahead of the music, re-solves slower than a step (the selection
+ * changing, or a slower machine) are absorbed instead of making steps
+ * late. A Style or Selection knob turned trims what was drawn ahead to the
+ * steps of PNP_KNOB_AHEAD_SECONDS, so that it is heard within that time
+ * however deep the look-ahead. */
+enum { PNP_AHEAD_MAX = 8 };
+#define PNP_AHEAD_SECONDS      0.8
+#define PNP_KNOB_AHEAD_SECONDS 0.4
 
 typedef struct pnp_job {
     uint32_t type;
@@ -206,6 +209,11 @@ int pnp_draw_ahead(pnp_plugin *self);
  * the context goes back to the last sonority sounded, under a new serial,
  * so the worker realizes it again. */
 void pnp_drop_ahead(pnp_plugin *self);
+/* A knob moved: keeps the sonorities drawn ahead whose steps fit whole in
+ * PNP_KNOB_AHEAD_SECONDS (at least one) and forgets the later ones; the
+ * newest kept one becomes the context again, under a new serial, so the
+ * worker realizes it with the new knobs. */
+void pnp_trim_ahead(pnp_plugin *self);
 /* Schedules what is pending and draws ahead when it can, after the ports
  * of the block are read. */
 void pnp_advance(pnp_plugin *self);

@@ -136,10 +136,12 @@ static void read_ports(pnp_plugin *self)
         stop_notes = 1;
     if (CHANGED(PNP_SEED))
         pnp_reseed(self, now[PNP_SEED], 0);
-    /* a key to harmonize decides the next step itself (new knobs are heard
-     * after what was drawn ahead: at most PNP_AHEAD_SECONDS) */
+    /* a key to harmonize decides the next step itself; new knobs are heard
+     * after what was drawn ahead, trimmed to PNP_KNOB_AHEAD_SECONDS */
     if (CHANGED(PNP_INPUT_MODE))
         pnp_drop_ahead(self);
+    else if (CHANGED(PNP_LOG2_LAMBDA_W) || CHANGED(PNP_ALPHA))
+        pnp_trim_ahead(self); /* heard within PNP_KNOB_AHEAD_SECONDS */
     self->enabled = pnp_port_value(self, PNP_ENABLE) > 0.5f;
     if (!self->enabled)
         stop_notes = 1;

@@ -121,13 +121,30 @@ void pnp_drop_ahead(pnp_plugin *self)
     }
 }
 
-/* How many sonorities may be drawn ahead at the current step length. */
-static int ahead_depth(const pnp_plugin *self)
+/* Steps of the current length in `seconds` (a part step counts as one
+ * when round_up): at least one, at most PNP_AHEAD_MAX. */
+static int steps_within(const pnp_plugin *self, double seconds, int round_up)
 {
     if (!(self->step_frames > 0.0))
         return 1;
-    const double steps = ceil(PNP_AHEAD_SECONDS * self->rate / self->step_frames);
+    const double x = seconds * self->rate / self->step_frames;
+    const double steps = round_up ? ceil(x) : floor(x);
     return steps < 1.0 ? 1 : steps > PNP_AHEAD_MAX ? PNP_AHEAD_MAX : (int)steps;
+}
+
+/* How many sonorities may be drawn ahead at the current step length. */
+static int ahead_depth(const pnp_plugin *self)
+{
+    return steps_within(self, PNP_AHEAD_SECONDS, 1);
+}
+
+void pnp_trim_ahead(pnp_plugin *self)
+{
+    const int keep = steps_within(self, PNP_KNOB_AHEAD_SECONDS, 0);
+    if (self->num_ahead <= keep || !self->live)
+        return;
+    self->num_ahead = keep;
+    set_context(self, &self->live->model->rules->space, self->ahead[keep - 1]);
 }
 
 int pnp_draw_ahead(pnp_plugin *self)

@@ -392,14 +392,15 @@ static void test_late_worker_holds_the_sounding_sonority(void **state)
     pnh_free(h);
 }
 
-/* Sonorities are drawn ahead for at most PNP_AHEAD_SECONDS (0.4 s) of
- * music, at least one step: three sixteenths at 120 bpm, one quarter. */
+/* Sonorities are drawn ahead for PNP_AHEAD_SECONDS (0.8 s) of music, a
+ * part step counted whole: seven sixteenths at 120 bpm, four eighths, two
+ * quarters. */
 static void test_draw_ahead_follows_the_step_length(void **state)
 {
     (void)state;
     const struct {
         int division, depth;
-    } cases[] = {{4, 3}, {2, 1}, {3, 2}};
+    } cases[] = {{4, 7}, {2, 2}, {3, 4}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
         set(h, "division", (float)cases[i].division);
@@ -419,6 +420,49 @@ static void test_draw_ahead_follows_the_step_length(void **state)
         }
         pnh_free(h);
     }
+}
+
+/* The steps of `run` (keys struck, as keys_per_step) at 1/16 and 120 bpm
+ * with seed 5, the Style knob set to `style` at the block that starts
+ * `at_frame` (never when at_frame < 0). */
+static void sixteenths_with_style_change(int64_t at_frame, float style, int steps,
+                                         uint64_t (*keys)[2])
+{
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "seed", 5);
+    set(h, "division", 4); /* 6000 frames a step */
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    const int64_t end = (int64_t)steps * 6000;
+    for (int64_t t = 0; t < end; t += 256) {
+        if (at_frame >= 0 && t <= at_frame && at_frame < t + 256)
+            set(h, "log2_lambda_w", style);
+        run_frames(h, 256, 256);
+    }
+    keys_per_step(&cap, 6000, steps, keys);
+    pnh_free(h);
+}
+
+/* A Style knob turned trims the look-ahead to the steps that fit whole in
+ * PNP_KNOB_AHEAD_SECONDS (0.4 s: three sixteenths): those sound as drawn,
+ * the later ones are drawn again after the knob. Without the trim all
+ * seven drawn ahead would sound as drawn. */
+static void test_knob_trims_what_was_drawn_ahead(void **state)
+{
+    (void)state;
+    enum { STEPS = 24, TURN = 12, KEPT = 3, AHEAD = 7 };
+    static uint64_t still[STEPS][2], turned[STEPS][2];
+    sixteenths_with_style_change(-1, 0.0f, STEPS, still);
+    /* the knob moves just after step TURN starts: steps TURN + 1 .. TURN +
+     * AHEAD were drawn ahead by then */
+    sixteenths_with_style_change((int64_t)TURN * 6000 + 512, -6.0f, STEPS, turned);
+    for (int k = 0; k <= TURN + KEPT; ++k)
+        if (still[k][0] != turned[k][0] || still[k][1] != turned[k][1])
+            fail_msg("step %d changed, but it was drawn before the knob moved", k);
+    int redrawn = 0;
+    for (int k = TURN + KEPT + 1; k <= TURN + AHEAD; ++k)
+        redrawn += still[k][0] != turned[k][0] || still[k][1] != turned[k][1];
+    assert_true(redrawn >= AHEAD - KEPT - 1);
 }
 
 /* ---- robustness ---- */
@@ -855,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_harmonized_bass_is_the_lowest_voice),
         cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
         cmocka_unit_test(test_draw_ahead_follows_the_step_length),
+        cmocka_unit_test(test_knob_trims_what_was_drawn_ahead),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
     };
 #if defined(__SANITIZE_THREAD__)
