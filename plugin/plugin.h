@@ -130,7 +130,7 @@ typedef struct pnp_plugin {
      * is `context`. Rule-set pitches. */
     int ahead[PNP_AHEAD_MAX][PNP_MAX_VOICES];
     int num_ahead;
-    int drew_ahead;              /* this block (or since its last step) drew one ahead */
+    int drew_ahead;              /* this block drew (ahead, or a step's sonority now) */
     int sounded[PNP_MAX_VOICES]; /* the last sonority sounded */
     int has_sounded;             /* to go back to when the drawn ones are dropped */
     double step_frames;          /* the length of the last step */

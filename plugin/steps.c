@@ -228,6 +228,7 @@ static void step(pnp_plugin *self, int64_t t)
         memmove(self->ahead[0], self->ahead[1], (size_t)self->num_ahead * sizeof self->ahead[0]);
     } else {
         pnp_drop_ahead(self); /* harmonizing: the key held decides, after what sounded */
+        self->drew_ahead = 1; /* a draw now is the block's one draw */
         if (!draw_now(self, r, mode, pitch))
             return;
     }
@@ -264,10 +265,11 @@ static void step(pnp_plugin *self, int64_t t)
 
 void pnp_advance(pnp_plugin *self)
 {
-    /* One sonority drawn ahead a step, and one a block without a step.
-     * With a worker thread the drawn context's realization comes in a
-     * later block anyway; with a synchronous worker it is there at once,
-     * and one a call keeps a block to one job's answer and one draw: the
+    /* One draw a block: one ahead, unless a step of the block drew its
+     * own sonority now (nothing was drawn ahead for it). With a worker
+     * thread the drawn context's realization comes in a later block
+     * anyway; with a synchronous worker it is there at once, and one draw
+     * a block keeps a block to one job's answer and one draw: the
      * look-ahead fills over the next blocks instead of in the first. */
     pnp_schedule_pending(self);
     if (!self->drew_ahead && pnp_draw_ahead(self)) {

@@ -407,13 +407,14 @@ static void test_draw_ahead_follows_the_step_length(void **state)
         capture_start(&cap, h);
         queue_position(h, 0, position(120, 1, 0, 0));
         pnh_worker_stats ws;
-        /* the first step, at frame 0: its own sonority's job and one drawn
-         * ahead; then one more a block until the depth is reached (a step
-         * lasts at least 23 blocks here) */
+        /* the first step, at frame 0, draws its own sonority now (a job for
+         * its context) and nothing ahead in that block; then one drawn
+         * ahead a block until the depth is reached (a step lasts at least
+         * 23 blocks here) */
         for (int block = 0; block < cases[i].depth + 2; ++block) {
             run_frames(h, 256, 256);
             pnh_worker_stats_get(h, &ws);
-            const int ahead = block + 1 < cases[i].depth ? block + 1 : cases[i].depth;
+            const int ahead = block < cases[i].depth ? block : cases[i].depth;
             if ((int)ws.scheduled != 1 + ahead)
                 fail_msg("division %d, block %d: %d jobs, expected %d", cases[i].division, block,
                          (int)ws.scheduled, 1 + ahead);
