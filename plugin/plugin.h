@@ -125,7 +125,7 @@ typedef struct pnp_plugin {
     int context[PNP_MAX_VOICES]; /* the last sonority drawn (rule-set pitches) */
     /* Drawn ahead: the next steps' sonorities, oldest first, each drawn
      * once the realization of its context is installed (not when its step
-     * comes; one a step, and one a block without a step), so that the
+     * comes; one draw a block), so that the
      * worker runs up to PNP_AHEAD_MAX steps ahead of the music. The newest
      * is `context`. Rule-set pitches. */
     int ahead[PNP_AHEAD_MAX][PNP_MAX_VOICES];

@@ -423,7 +423,7 @@ static void test_draw_ahead_follows_the_step_length(void **state)
     }
 }
 
-/* The steps of `run` (keys struck, as keys_per_step) at 1/16 and 120 bpm
+/* The keys struck at each of `steps` steps (as keys_per_step) at 1/16 and 120 bpm
  * with seed 5, the Style knob set to `style` at the block that starts
  * `at_frame` (never when at_frame < 0). */
 static void sixteenths_with_style_change(int64_t at_frame, float style, int steps,
