@@ -18,8 +18,9 @@
  * - the context step: every step's work() job (re-solve and alias table),
  *   three seeds of 100 steps (target: 99th percentile < 100 ms);
  * - late steps: S seconds (default 60) of music in real time with the
- *   worker thread, in 8ths and in 16ths at 120 bpm, three runs each
- *   (target: 0 in every run);
+ *   worker thread, in 8ths and in 16ths at 120 bpm from instantiation, and
+ *   in 16ths after the transport stood for 2 s (a DAW's play), three runs
+ *   each (target: 0 in every run);
  * - instantiation (the first realization exists before the first run()).
  * A measurement, not a test: the exit status is 0 whether targets are met
  * or not; 1 when the host or the plugin fails. */
@@ -195,26 +196,51 @@ static void replay(const char *bundle, long n, double *least, int first, uint64_
     pnh_free(h);
 }
 
+/* The transport at bar 1, rolling at 120 bpm or standing. */
+static void queue_transport(pnh_host *h, int rolling)
+{
+    pnh_position p = {0};
+    p.fields = PNH_POS_SPEED | PNH_POS_BPM | PNH_POS_BAR | PNH_POS_BAR_BEAT | PNH_POS_BEAT_UNIT |
+               PNH_POS_BEATS_PER_BAR;
+    p.speed = rolling ? 1.0f : 0.0f;
+    p.bpm = 120.0f;
+    p.beat_unit = 4;
+    p.beats_per_bar = 4;
+    pn_error_info info = {0};
+    check(pnh_queue_position(h, 0, &p, &info), &info, "pnh_queue_position");
+}
+
 /* Plays `seconds` of music in real time with the worker on its own thread
- * at 120 bpm, `per_beat` steps a beat. Returns the late steps; *steps is
- * how many steps were due (one at frame 0, then every step's frames) and
+ * at 120 bpm, `per_beat` steps a beat: from instantiation, or (stopped > 0)
+ * after `stopped` seconds with the transport standing, as a DAW plays
+ * when play is pressed. Returns the late steps; *steps is how many steps
+ * were due (one at the first frame, then every step's frames) and
  * *late_first those late among the first eight. */
-static double late_steps(const char *bundle, int division, int per_beat, double seconds,
-                         long *steps, double *late_first)
+static double late_steps(const char *bundle, int division, int per_beat, double stopped,
+                         double seconds, long *steps, double *late_first)
 {
     pnh_host *h = host(bundle, PNH_WORKER_THREADED, NULL);
     pn_error_info info = {0};
     check(pnh_set_control(h, "division", (float)division, &info), &info, "set division");
     const long step_frames = 48000L * 60 / 120 / per_beat;
     const long blocks = (long)(seconds * 48000.0 / BLOCK);
+    const long standing = (long)(stopped * 48000.0 / BLOCK);
     *late_first = -1;
     const int rt = make_realtime();
     const double period = BLOCK / 48000.0, started = now();
+    if (standing > 0)
+        queue_transport(h, 0);
+    for (long b = 0; b < standing; ++b) {
+        run_block(h);
+        sleep_until(started + (double)(b + 1) * period);
+    }
+    if (standing > 0)
+        queue_transport(h, 1);
     for (long b = 0; b < blocks; ++b) {
         run_block(h);
         if (*late_first < 0 && (b + 1) * BLOCK > 7 * step_frames)
             *late_first = pnh_get_control(h, "late_steps");
-        sleep_until(started + (double)(b + 1) * period);
+        sleep_until(started + (double)(standing + b + 1) * period);
     }
     leave_realtime(rt);
     const double late = pnh_get_control(h, "late_steps");
@@ -571,13 +597,16 @@ static void bench_context_steps(table *t, const char *bundle)
     free(job);
 }
 
-/* late steps in real time: what a musician hears */
+/* late steps in real time: what a musician hears, from instantiation and
+ * after the transport stood for 2 s */
 static void bench_late_steps(table *t, const char *bundle, double late_seconds)
 {
     const struct {
         int division, per_beat;
+        double stopped;
         const char *name;
-    } pace[] = {{3, 2, "1/8"}, {4, 4, "1/16"}};
+    } pace[] = {
+        {3, 2, 0.0, "1/8"}, {4, 4, 0.0, "1/16"}, {4, 4, 2.0, "1/16, play after 2 s stopped"}};
     enum { LATE_RUNS = 3 };
     for (size_t i = 0; i < sizeof pace / sizeof pace[0]; ++i) {
         samples ls = {0};
@@ -587,8 +616,8 @@ static void bench_late_steps(table *t, const char *bundle, double late_seconds)
             double first = 0;
             progress("plugin: %g s in real time in %s (%d of %d)", late_seconds, pace[i].name,
                      run + 1, LATE_RUNS);
-            const double late =
-                late_steps(bundle, pace[i].division, pace[i].per_beat, late_seconds, &due, &first);
+            const double late = late_steps(bundle, pace[i].division, pace[i].per_beat,
+                                           pace[i].stopped, late_seconds, &due, &first);
             samples_add(&ls, late);
             late_sum += late;
             first_sum += first;
@@ -600,9 +629,10 @@ static void bench_late_steps(table *t, const char *bundle, double late_seconds)
         snprintf(rl->details, sizeof rl->details,
                  "of %ld steps each run; a late step comes before its context is realized "
                  "and sounds the last sonority again; %.0f late in all %d runs, %.0f of them "
-                 "among each run's first 8; from instantiation, worker thread, blocks paced "
-                 "at real time",
-                 due, late_sum, LATE_RUNS, first_sum);
+                 "among each run's first 8; %s; worker thread, real-time blocks",
+                 due, late_sum, LATE_RUNS, first_sum,
+                 pace[i].stopped > 0 ? "transport stopped 2 s, then rolling from bar 1"
+                                     : "from instantiation");
     }
 }
 

@@ -216,6 +216,13 @@ int64_t pnp_clock_next_step_frame(const pnp_clock *c, int64_t from)
     return f < from ? from : f;
 }
 
+double pnp_clock_step_frames(const pnp_clock *c)
+{
+    const double bpf =
+        pnp_clock_rolling(c) ? fabs(beats_per_frame(c)) : pnp_clock_bpm(c) / 60.0 / c->rate;
+    return bpf > 0.0 ? step_beats(c) / bpf : 0.0;
+}
+
 double pnp_clock_take_step(pnp_clock *c)
 {
     ++c->next_step;

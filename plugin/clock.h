@@ -103,6 +103,11 @@ double pnp_clock_beat(const pnp_clock *c, int64_t frame);
 /* The frame of the next step, >= `from`; INT64_MAX when not rolling. */
 int64_t pnp_clock_next_step_frame(const pnp_clock *c, int64_t from);
 
+/* The length of a step in frames at the tempo in use: at the speed the
+ * transport rolls at (backwards too), or at speed 1 while it stands (the
+ * steps it will play once started). */
+double pnp_clock_step_frames(const pnp_clock *c);
+
 /* Consumes the next step; returns its length in frames at the current
  * tempo (for the gate). */
 double pnp_clock_take_step(pnp_clock *c);

@@ -126,7 +126,6 @@ static void activate(LV2_Handle instance)
     self->context_serial = 0;
     self->num_ahead = 0;
     self->has_sounded = 0;
-    self->step_frames = 0.0;
     self->num_held = 0;
 }
 

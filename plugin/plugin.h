@@ -133,7 +133,6 @@ typedef struct pnp_plugin {
     int drew_ahead;              /* this block drew (ahead, or a step's sonority now) */
     int sounded[PNP_MAX_VOICES]; /* the last sonority sounded */
     int has_sounded;             /* to go back to when the drawn ones are dropped */
-    double step_frames;          /* the length of the last step */
     uint64_t context_serial;     /* which context: 0 the start, else a step's serial */
     uint64_t serial_counter;     /* serials of steps, never reused */
     int held[16];                /* input notes held, the latest last */
@@ -200,10 +199,10 @@ void pnp_play_until(pnp_plugin *self, int64_t end);
 /* Note-offs for every sounding note at absolute frame `frame`. */
 void pnp_panic(pnp_plugin *self, int64_t frame);
 /* Draws a coming step's sonority ahead from the live realization when it
- * is the realization of the newest context, fewer than the steps of
- * PNP_AHEAD_SECONDS are drawn ahead and the transport rolls (not while
- * harmonizing); the sonority becomes the new context. Returns 1 when it
- * drew. */
+ * is the realization of the newest context and fewer than the steps of
+ * PNP_AHEAD_SECONDS are drawn ahead, whether the transport rolls or
+ * stands (not while harmonizing or disabled); the sonority becomes the
+ * new context. Returns 1 when it drew. */
 int pnp_draw_ahead(pnp_plugin *self);
 /* Forgets the sonorities drawn ahead (a new seed, harmonizing switched):
  * the context goes back to the last sonority sounded, under a new serial,

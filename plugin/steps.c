@@ -121,13 +121,14 @@ void pnp_drop_ahead(pnp_plugin *self)
     }
 }
 
-/* Steps of the current length in `seconds` (a part step counts as one
- * when round_up): at least one, at most PNP_AHEAD_MAX. */
+/* Steps of the clock's current length in `seconds` (a part step counts
+ * as one when round_up): at least one, at most PNP_AHEAD_MAX. */
 static int steps_within(const pnp_plugin *self, double seconds, int round_up)
 {
-    if (!(self->step_frames > 0.0))
+    const double step_frames = pnp_clock_step_frames(&self->clock);
+    if (!(step_frames > 0.0))
         return 1;
-    const double x = seconds * self->rate / self->step_frames;
+    const double x = seconds * self->rate / step_frames;
     const double steps = round_up ? ceil(x) : floor(x);
     return steps < 1.0 ? 1 : steps > PNP_AHEAD_MAX ? PNP_AHEAD_MAX : (int)steps;
 }
@@ -150,10 +151,13 @@ void pnp_trim_ahead(pnp_plugin *self)
 int pnp_draw_ahead(pnp_plugin *self)
 {
     const pnp_realization *r = self->live;
+    /* a stopped transport draws ahead too: the steps after play are ready
+     * before it is pressed. Harmonizing waits for the key held when the
+     * step comes. */
     if (self->num_ahead >= ahead_depth(self) || !r || !self->enabled ||
-        !pnp_clock_rolling(&self->clock) || pnp_port_int(self, PNP_INPUT_MODE) != PNP_INPUT_OFF ||
+        pnp_port_int(self, PNP_INPUT_MODE) != PNP_INPUT_OFF ||
         r->context_serial != self->context_serial)
-        return 0; /* harmonizing waits for the key held when the step comes */
+        return 0;
     int pitch[PNP_MAX_VOICES];
     if (!pnp_realization_draw(r, &self->rng, -1, -1, pitch))
         return 0;
@@ -211,7 +215,6 @@ static int draw_now(pnp_plugin *self, const pnp_realization *r, int mode, int *p
 static void step(pnp_plugin *self, int64_t t)
 {
     const double step_frames = pnp_clock_take_step(&self->clock);
-    self->step_frames = step_frames;
     const pnp_realization *r = self->live;
     if (!r || !self->enabled)
         return;

@@ -172,11 +172,13 @@ static void stop_transport(pnh_host *h)
 
 /* The realization made in instantiate() is the one the ports' Turtle
  * defaults ask for: a host that leaves every knob alone sends no job
- * until the music moves, and a knob moved does send one. */
+ * until the music moves, and a knob moved does send one. (Disabled, so
+ * that nothing is drawn ahead: a stopped transport draws too.) */
 static void test_default_knobs_need_no_second_solve(void **state)
 {
     (void)state;
     pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "enable", 0);
     capture_start(&cap, h);
     stop_transport(h);
     run_frames(h, 256 * 20, 256);
@@ -421,6 +423,55 @@ static void test_draw_ahead_follows_the_step_length(void **state)
         }
         pnh_free(h);
     }
+}
+
+/* A stopped transport draws ahead too, silently: when play is pressed
+ * the first steps' sonorities are ready, so they sound in time even with
+ * the worker stuck from then on, and they are the notes of a transport
+ * rolling from the start (one random stream, drawn in the same order). */
+static void test_stopped_transport_draws_ahead(void **state)
+{
+    (void)state;
+    enum { LEN = 12000, DEPTH = 4 }; /* 1/8 at 120 bpm: four steps in 0.8 s */
+    uint64_t rolling[DEPTH][2], preroll[DEPTH][2];
+    pnh_host *ref = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(ref, "seed", 3);
+    capture_start(&cap, ref);
+    queue_position(ref, 0, position(120, 1, 0, 0));
+    run_frames(ref, (int64_t)DEPTH * LEN, 256);
+    keys_per_step(&cap, LEN, DEPTH, rolling);
+    pnh_free(ref);
+
+    worker_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    const pnh_hooks hooks = {.worker_enter = gate_wait, .user = &g};
+    pnh_host *h = new_host(PNH_WORKER_THREADED, 256, &hooks);
+    set(h, "seed", 3);
+    capture_start(&cap, h);
+    stop_transport(h);
+    pnh_worker_stats ws = {0};
+    for (int block = 0; block < 64; ++block) { /* a job a block at most */
+        run_frames(h, 256, 256);
+        assert_int_equal(pnh_wait_worker_idle(h, 60.0), 1);
+    }
+    pnh_worker_stats_get(h, &ws);
+    assert_int_equal((int)ws.scheduled, DEPTH); /* each drawn sonority's context */
+    assert_int_equal(cap.count, 0);             /* and nothing sounded */
+
+    pthread_mutex_lock(&g.lock);
+    g.closed = 1; /* the worker takes no further job */
+    pthread_mutex_unlock(&g.lock);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)DEPTH * LEN, 256);
+    assert_int_equal((int)pnh_get_control(h, "late_steps"), 0);
+    keys_per_step(&cap, LEN, DEPTH, preroll);
+    for (int k = 0; k < DEPTH; ++k)
+        if (rolling[k][0] != preroll[k][0] || rolling[k][1] != preroll[k][1])
+            fail_msg("step %d differs from the transport rolling from the start", k);
+    gate_open(&g);
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
 }
 
 /* The keys struck at each of `steps` steps (as keys_per_step) at 1/16 and 120 bpm
@@ -901,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
         cmocka_unit_test(test_draw_ahead_follows_the_step_length),
         cmocka_unit_test(test_knob_trims_what_was_drawn_ahead),
+        cmocka_unit_test(test_stopped_transport_draws_ahead),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
     };
 #if defined(__SANITIZE_THREAD__)
@@ -910,6 +962,7 @@ int main(void)
     const struct CMUnitTest threaded[] = {
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
         cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
+        cmocka_unit_test(test_stopped_transport_draws_ahead),
     };
     (void)tests;
     return cmocka_run_group_tests(threaded, NULL, NULL);

@@ -115,6 +115,29 @@ static void test_seek_and_stop(void **state)
     assert_true(pnp_clock_next_step_frame(&c, 40000) == INT64_MAX);
 }
 
+/* A step's length: at the speed the transport rolls at, at speed 1 while
+ * it stands (what it will play once started). */
+static void test_step_length_rolling_and_stopped(void **state)
+{
+    (void)state;
+    pnp_clock c;
+    pnp_clock_init(&c, 48000);
+    (void)pnp_clock_configure(&c, 0, PNP_SYNC_HOST, 120, 4);
+    assert_true(pnp_clock_step_frames(&c) == 6000.0); /* free running, 1/16 at 120 bpm */
+    pnp_position p = full_position(90, 2, 0, 0);
+    (void)pnp_clock_position(&c, 0, &p);
+    assert_true(pnp_clock_step_frames(&c) == 4000.0); /* 8000 at 90 bpm, rolling twice as fast */
+    p = full_position(90, 0, 0, 0);
+    (void)pnp_clock_position(&c, 100, &p);
+    assert_false(pnp_clock_rolling(&c));
+    assert_true(pnp_clock_step_frames(&c) == 8000.0);
+    (void)pnp_clock_configure(&c, 200, PNP_SYNC_HOST, 120, 3);
+    assert_true(pnp_clock_step_frames(&c) == 16000.0); /* the division changed while stopped */
+    p = full_position(90, -1, 0, 0);
+    (void)pnp_clock_position(&c, 300, &p);
+    assert_true(pnp_clock_step_frames(&c) == 16000.0); /* backwards: the length of a step */
+}
+
 static void test_sparse_partial_positions(void **state)
 {
     (void)state;
@@ -294,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_divisions),
         cmocka_unit_test(test_host_transport_and_tempo_change),
         cmocka_unit_test(test_seek_and_stop),
+        cmocka_unit_test(test_step_length_rolling_and_stopped),
         cmocka_unit_test(test_sparse_partial_positions),
         cmocka_unit_test(test_host_tempo_only_mode),
         cmocka_unit_test(test_hostile_host_values),
