@@ -53,8 +53,8 @@ enum { PNP_MAX_PATH = 4096 };
  * late. A Style or Selection knob turned trims what was drawn ahead to the
  * steps of PNP_KNOB_AHEAD_SECONDS, so that it is heard within that time
  * however deep the look-ahead. */
-enum { PNP_AHEAD_MAX = 8 };
-#define PNP_AHEAD_SECONDS      0.8
+enum { PNP_AHEAD_MAX = 16 };
+#define PNP_AHEAD_SECONDS      1.6
 #define PNP_KNOB_AHEAD_SECONDS 0.4
 
 typedef struct pnp_job {

@@ -394,15 +394,15 @@ static void test_late_worker_holds_the_sounding_sonority(void **state)
     pnh_free(h);
 }
 
-/* Sonorities are drawn ahead for PNP_AHEAD_SECONDS (0.8 s) of music, a
- * part step counted whole: seven sixteenths at 120 bpm, four eighths, two
- * quarters. */
+/* Sonorities are drawn ahead for PNP_AHEAD_SECONDS (1.6 s) of music, a
+ * part step counted whole: thirteen sixteenths at 120 bpm, seven eighths,
+ * four quarters. */
 static void test_draw_ahead_follows_the_step_length(void **state)
 {
     (void)state;
     const struct {
         int division, depth;
-    } cases[] = {{4, 7}, {2, 2}, {3, 4}};
+    } cases[] = {{4, 13}, {2, 4}, {3, 7}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
         set(h, "division", (float)cases[i].division);
@@ -432,7 +432,7 @@ static void test_draw_ahead_follows_the_step_length(void **state)
 static void test_stopped_transport_draws_ahead(void **state)
 {
     (void)state;
-    enum { LEN = 12000, DEPTH = 4 }; /* 1/8 at 120 bpm: four steps in 0.8 s */
+    enum { LEN = 12000, DEPTH = 7 }; /* 1/8 at 120 bpm: seven steps in 1.6 s */
     uint64_t rolling[DEPTH][2], preroll[DEPTH][2];
     pnh_host *ref = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
     set(ref, "seed", 3);
@@ -498,11 +498,11 @@ static void sixteenths_with_style_change(int64_t at_frame, float style, int step
 /* A Style knob turned trims the look-ahead to the steps that fit whole in
  * PNP_KNOB_AHEAD_SECONDS (0.4 s: three sixteenths): those sound as drawn,
  * the later ones are drawn again after the knob. Without the trim all
- * seven drawn ahead would sound as drawn. */
+ * thirteen drawn ahead would sound as drawn. */
 static void test_knob_trims_what_was_drawn_ahead(void **state)
 {
     (void)state;
-    enum { STEPS = 24, TURN = 12, KEPT = 3, AHEAD = 7 };
+    enum { STEPS = 28, TURN = 12, KEPT = 3, AHEAD = 13 };
     static uint64_t still[STEPS][2], turned[STEPS][2];
     sixteenths_with_style_change(-1, 0.0f, STEPS, still);
     /* the knob moves just after step TURN starts: steps TURN + 1 .. TURN +
