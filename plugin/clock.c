@@ -226,6 +226,5 @@ double pnp_clock_step_frames(const pnp_clock *c)
 double pnp_clock_take_step(pnp_clock *c)
 {
     ++c->next_step;
-    const double bpf = beats_per_frame(c);
-    return bpf > 0.0 ? step_beats(c) / bpf : 0.0;
+    return pnp_clock_step_frames(c);
 }

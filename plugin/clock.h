@@ -108,8 +108,8 @@ int64_t pnp_clock_next_step_frame(const pnp_clock *c, int64_t from);
  * steps it will play once started). */
 double pnp_clock_step_frames(const pnp_clock *c);
 
-/* Consumes the next step; returns its length in frames at the current
- * tempo (for the gate). */
+/* Consumes the next step; returns its length (pnp_clock_step_frames),
+ * for the gate. */
 double pnp_clock_take_step(pnp_clock *c);
 
 #endif

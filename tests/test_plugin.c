@@ -342,6 +342,14 @@ static void gate_open(worker_gate *g)
     pthread_mutex_unlock(&g->lock);
 }
 
+/* The worker's next job waits until gate_open(). */
+static void gate_close(worker_gate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->closed = 1;
+    pthread_mutex_unlock(&g->lock);
+}
+
 /* The keys struck at each step of `len` frames (a bit per key, 128 keys
  * in two words), over `steps` steps of the capture. */
 static void keys_per_step(const capture *c, int64_t len, int steps, uint64_t (*keys)[2])
@@ -457,9 +465,7 @@ static void test_stopped_transport_draws_ahead(void **state)
     assert_int_equal((int)ws.scheduled, DEPTH); /* each drawn sonority's context */
     assert_int_equal(cap.count, 0);             /* and nothing sounded */
 
-    pthread_mutex_lock(&g.lock);
-    g.closed = 1; /* the worker takes no further job */
-    pthread_mutex_unlock(&g.lock);
+    gate_close(&g); /* the worker takes no further job */
     capture_start(&cap, h);
     queue_position(h, 0, position(120, 1, 0, 0));
     run_frames(h, (int64_t)DEPTH * LEN, 256);
