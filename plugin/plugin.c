@@ -127,6 +127,8 @@ static void activate(LV2_Handle instance)
     self->num_ahead = 0;
     self->has_sounded = 0;
     self->num_held = 0;
+    self->enabled = pnp_port_value(self, PNP_ENABLE) > 0.5f;
+    pnp_prime(self, PNP_PRIME_STEPS);
 }
 
 static void deactivate(LV2_Handle instance)

@@ -57,6 +57,13 @@ enum { PNP_AHEAD_MAX = 16 };
 #define PNP_AHEAD_SECONDS      1.6
 #define PNP_KNOB_AHEAD_SECONDS 0.4
 
+/* Steps drawn and realized in activate(), before the first block: the
+ * first re-solves after instantiation (or a rule set's first contexts) are
+ * the slowest, and with the music rolling from the first block nothing
+ * would be drawn ahead for them yet. Each costs one re-solve of
+ * activation time. */
+enum { PNP_PRIME_STEPS = 3 };
+
 typedef struct pnp_job {
     uint32_t type;
     uint32_t size; /* of the path, NUL included (LOAD) */
@@ -179,6 +186,13 @@ static inline pnp_knobs pnp_port_knobs(const pnp_plugin *self)
 LV2_Worker_Status pnp_work(LV2_Handle instance, LV2_Worker_Respond_Function respond,
                            LV2_Worker_Respond_Handle handle, uint32_t size, const void *data);
 LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const void *body);
+/* Realizes and draws the first `steps` steps ahead on the calling thread,
+ * as a synchronous worker would in the first blocks: the same draws from
+ * the same realizations, so the same notes, with those steps' re-solves
+ * done before the music starts. Only while no job is in flight (the worker
+ * touches the model then); otherwise run() asks the worker as usual.
+ * activate(). */
+void pnp_prime(pnp_plugin *self, int steps);
 /* Sends what is waiting (retired models, a restored model, a file to load,
  * a new realization) when no job is in flight. Audio thread. */
 void pnp_schedule_pending(pnp_plugin *self);
@@ -193,6 +207,9 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames);
  * (activate), else from the generator itself (run). Drops what was drawn
  * ahead with the old seed. */
 void pnp_reseed(pnp_plugin *self, float seed_port, int may_read_clock);
+/* Starts the draws' and the velocities' random streams again from the
+ * seed in use. */
+void pnp_restart_streams(pnp_plugin *self);
 /* Plays everything due before absolute frame `end`: note-offs and steps,
  * in time order. */
 void pnp_play_until(pnp_plugin *self, int64_t end);

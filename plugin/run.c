@@ -242,9 +242,10 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
     if (self->port[PNP_NOTIFY])
         start_sequence(&self->notify, &notify_frame, self->port[PNP_NOTIFY]);
 
-    pnp_schedule_pending(self); /* answers that came between blocks */
     read_ports(self);
-    pnp_schedule_pending(self); /* new knobs */
+    /* answers that came between blocks, and new knobs: after the ports,
+     * so that a knob's job asks for the context it trimmed back to */
+    pnp_schedule_pending(self);
     const int asked = self->want_notify;
     if (self->want_notify)
         notify_rule_set(self);
@@ -270,8 +271,12 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
                 if (obj->body.otype == self->uris.time_Position)
                     on_position(self, self->block_start + at, obj);
                 else if (obj->body.otype == self->uris.patch_Set ||
-                         obj->body.otype == self->uris.patch_Get)
+                         obj->body.otype == self->uris.patch_Get) {
                     on_patch(self, obj);
+                    /* a rule set to load goes out now: a synchronous
+                     * worker has it in place for a step at this frame */
+                    pnp_schedule_pending(self);
+                }
             }
         }
     }

@@ -24,9 +24,14 @@ void pnp_reseed(pnp_plugin *self, float seed_port, int may_read_clock)
         }
     }
     self->seed_used = seed;
-    pn_rng_seed(&self->rng, seed);
-    pn_rng_seed(&self->humanize_rng, seed ^ 0x9e3779b97f4a7c15ull);
+    pnp_restart_streams(self);
     pnp_drop_ahead(self); /* drawn with the old seed */
+}
+
+void pnp_restart_streams(pnp_plugin *self)
+{
+    pn_rng_seed(&self->rng, self->seed_used);
+    pn_rng_seed(&self->humanize_rng, self->seed_used ^ 0x9e3779b97f4a7c15ull);
 }
 
 /* pnp_midi_sink: one MIDI event into midi_out at an absolute frame. Events

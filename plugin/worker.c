@@ -75,7 +75,11 @@ void pnp_install(pnp_plugin *self, pnp_realization *r)
         /* a new rule set: its own voices and ranges, a fresh start */
         if (self->num_retired < (int)(sizeof self->retired / sizeof self->retired[0]))
             self->retired[self->num_retired++] = old->model;
-        self->panic_pending = 1;
+        self->panic_pending |= self->notes.count > 0; /* the old set's notes end */
+        /* nothing of the old set sounded since activation: the seed's
+         * music starts with this one, whatever was drawn ahead before */
+        if (!self->has_sounded)
+            pnp_restart_streams(self);
         self->has_context = 0;
         self->num_ahead = 0;
         self->has_sounded = 0;
@@ -129,6 +133,37 @@ static int live_satisfies(const pnp_realization *r, const pnp_request *w)
     return r->knobs.log2_lambda_w == w->knobs.log2_lambda_w && r->knobs.alpha == w->knobs.alpha &&
            r->context_serial == w->context_serial &&
            (w->given_voice < 0 || r->given_voice == w->given_voice);
+}
+
+void pnp_prime(pnp_plugin *self, int steps)
+{
+    /* only while nothing is on its way from the worker: then the worker
+     * owns nothing of the model but what this thread may use now */
+    if (self->in_flight || self->load_pending || atomic_load(&self->restored) || !self->live ||
+        self->live->model != self->worker_model)
+        return;
+    if (steps > PNP_AHEAD_MAX)
+        steps = PNP_AHEAD_MAX;
+    /* each pass realizes the newest context or draws one step: bounded */
+    for (int pass = 0; pass < 2 * steps + 2; ++pass) {
+        const pnp_request want = wanted(self);
+        if (live_satisfies(self->live, &want)) {
+            if (self->num_ahead >= steps || !pnp_draw_ahead(self))
+                return;
+            continue;
+        }
+        if (want.given_voice >= 0)
+            return; /* harmonizing waits for the key held */
+        pn_error_info info = {0};
+        pnp_realization *r = pnp_model_realize(self->worker_model, &want.knobs,
+                                               self->has_context ? self->context : NULL,
+                                               want.context_serial, -1, &info);
+        if (!r) {
+            log_failure(self, "realization failed", &info);
+            return; /* run() asks the worker again */
+        }
+        pnp_install(self, r);
+    }
 }
 
 void pnp_schedule_pending(pnp_plugin *self)

@@ -314,10 +314,14 @@ static void *midi_thread(void *arg)
     threads *t = arg;
     pnl_midi_msg out[64];
     for (int i = 0; !atomic_load(&t->stop); ++i) {
-        const pnl_midi_msg key = {.time = pnl_engine_clock(t->f->e),
-                                  .size = 3,
-                                  .bytes = {(uint8_t)(i % 2 ? 0x80 : 0x90), 72, 90}};
-        pnl_engine_midi_in(t->f->e, &key);
+        /* the key struck again (released, then pressed): it is held
+         * whenever a step comes, however this thread is scheduled */
+        for (int k = 0; k < 2; ++k) {
+            const pnl_midi_msg key = {.time = pnl_engine_clock(t->f->e),
+                                      .size = 3,
+                                      .bytes = {(uint8_t)(k == 0 ? 0x80 : 0x90), 72, 90}};
+            pnl_engine_midi_in(t->f->e, &key);
+        }
         atomic_fetch_add(&t->midi_out, (long)pnl_engine_drain_midi_out(t->f->e, out, 64));
         const struct timespec pause = {0, 300000};
         nanosleep(&pause, NULL);

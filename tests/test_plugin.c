@@ -31,6 +31,10 @@
 
 enum { MAX_EVENTS = 1 << 16, RATE = 48000 };
 
+/* Steps activate() draws and realizes before the first block, when the
+ * plugin is enabled and not harmonizing (PNP_PRIME_STEPS, plugin.h). */
+enum { PRIMED = 3 };
+
 typedef struct midi_ev {
     int64_t frame; /* from the start of the capture */
     uint8_t msg[3];
@@ -72,7 +76,9 @@ static int is_off(const midi_ev *e)
     return (e->msg[0] & 0xF0) == 0x80 || ((e->msg[0] & 0xF0) == 0x90 && e->msg[2] == 0);
 }
 
-static pnh_host *new_host(pnh_worker_mode mode, uint32_t max_block, const pnh_hooks *hooks)
+/* A host with the plugin instantiated, its ports not yet set and the
+ * plugin not yet activated. */
+static pnh_host *new_host_inactive(pnh_worker_mode mode, uint32_t max_block, const pnh_hooks *hooks)
 {
     pnh_settings s;
     pnh_settings_default(&s);
@@ -86,7 +92,21 @@ static pnh_host *new_host(pnh_worker_mode mode, uint32_t max_block, const pnh_ho
     pn_error_info info = {0};
     if (pnh_create(&s, &h, &info) != PN_OK)
         fail_msg("host: %s", info.message);
+    return h;
+}
+
+static void activate(pnh_host *h)
+{
+    pn_error_info info = {0};
     assert_int_equal(pnh_activate(h, &info), PN_OK);
+}
+
+/* The same, activated: controls set later reach the plugin after
+ * activate(), as a host changes them while it runs. */
+static pnh_host *new_host(pnh_worker_mode mode, uint32_t max_block, const pnh_hooks *hooks)
+{
+    pnh_host *h = new_host_inactive(mode, max_block, hooks);
+    activate(h);
     return h;
 }
 
@@ -366,21 +386,25 @@ static void keys_per_step(const capture *c, int64_t len, int steps, uint64_t (*k
 /* When the worker has not realized the context of the coming step, the
  * step sounds the last sonority again (counted as late) instead of drawing
  * from a realization of an older context, and the music moves on once the
- * worker catches up: no step follows a sonority that was not played. */
+ * worker catches up: no step follows a sonority that was not played. The
+ * worker waits from its first job: the steps activate() drew and realized
+ * sound, then the one drawn ahead in the first block from the last of
+ * their realizations, then that one is held. */
 static void test_late_worker_holds_the_sounding_sonority(void **state)
 {
     (void)state;
     worker_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1};
     const pnh_hooks hooks = {.worker_enter = gate_wait, .user = &g};
-    pnh_host *h = new_host(PNH_WORKER_THREADED, 256, &hooks);
+    pnh_host *h = new_host_inactive(PNH_WORKER_THREADED, 256, &hooks);
     set(h, "seed", 3);
     set(h, "division", 4); /* 1/16 at 120 bpm: 6000 frames */
     set(h, "gate", 50);
-    enum { LEN = 6000, HELD = 8, STEPS = 40 };
+    activate(h);
+    enum { LEN = 6000, HELD = 8, STEPS = 40, LAST = PRIMED };
     capture_start(&cap, h);
     queue_position(h, 0, position(120, 1, 0, 0));
     run_frames(h, (int64_t)HELD * LEN, 256); /* the worker waits at its first job */
-    assert_int_equal((int)pnh_get_control(h, "late_steps"), HELD - 1);
+    assert_int_equal((int)pnh_get_control(h, "late_steps"), HELD - 1 - LAST);
     gate_open(&g);
     for (int k = HELD; k < STEPS; ++k) { /* in time with the worker, not the clock */
         run_frames(h, LEN, 256);
@@ -388,13 +412,17 @@ static void test_late_worker_holds_the_sounding_sonority(void **state)
     }
     uint64_t keys[STEPS][2];
     keys_per_step(&cap, LEN, STEPS, keys);
-    assert_true(keys[0][0] | keys[0][1]); /* seed 3 opens with notes */
-    for (int k = 1; k < HELD; ++k)
-        if (keys[k][0] != keys[0][0] || keys[k][1] != keys[0][1])
+    assert_true(keys[LAST][0] | keys[LAST][1]); /* seed 3 sounds notes there */
+    int drawn = 0;
+    for (int k = 0; k < LAST; ++k)
+        drawn += keys[k][0] != keys[k + 1][0] || keys[k][1] != keys[k + 1][1];
+    assert_true(drawn > 0); /* the steps before it were drawn, not held */
+    for (int k = LAST + 1; k < HELD; ++k)
+        if (keys[k][0] != keys[LAST][0] || keys[k][1] != keys[LAST][1])
             fail_msg("step %d sounds another sonority while the worker waits", k);
     int moved = 0;
     for (int k = HELD; k < STEPS; ++k)
-        moved += keys[k][0] != keys[0][0] || keys[k][1] != keys[0][1];
+        moved += keys[k][0] != keys[LAST][0] || keys[k][1] != keys[LAST][1];
     assert_true(moved > (STEPS - HELD) / 2);
     assert_true(pnh_get_control(h, "late_steps") < HELD + 2); /* caught up */
     stop_transport(h);
@@ -412,22 +440,26 @@ static void test_draw_ahead_follows_the_step_length(void **state)
         int division, depth;
     } cases[] = {{4, 13}, {2, 4}, {3, 7}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+        pnh_host *h = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
         set(h, "division", (float)cases[i].division);
+        activate(h); /* PRIMED steps drawn and realized, no job for them */
         capture_start(&cap, h);
         queue_position(h, 0, position(120, 1, 0, 0));
         pnh_worker_stats ws;
-        /* the first step, at frame 0, draws its own sonority now (a job for
-         * its context) and nothing ahead in that block; then one drawn
-         * ahead a block until the depth is reached (a step lasts at least
-         * 23 blocks here) */
+        pnh_worker_stats_get(h, &ws);
+        assert_int_equal((int)ws.scheduled, 0);
+        /* the first step, at frame 0, sounds the first of them; then one
+         * is drawn ahead a block (a job for its context) until the depth
+         * is reached (a step lasts at least 23 blocks here) */
         for (int block = 0; block < cases[i].depth + 2; ++block) {
             run_frames(h, 256, 256);
             pnh_worker_stats_get(h, &ws);
-            const int ahead = block < cases[i].depth ? block : cases[i].depth;
-            if ((int)ws.scheduled != 1 + ahead)
+            const int drawn = block + 1 < cases[i].depth - (PRIMED - 1)
+                                  ? block + 1
+                                  : cases[i].depth - (PRIMED - 1);
+            if ((int)ws.scheduled != drawn)
                 fail_msg("division %d, block %d: %d jobs, expected %d", cases[i].division, block,
-                         (int)ws.scheduled, 1 + ahead);
+                         (int)ws.scheduled, drawn);
         }
         pnh_free(h);
     }
@@ -442,8 +474,9 @@ static void test_stopped_transport_draws_ahead(void **state)
     (void)state;
     enum { LEN = 12000, DEPTH = 7 }; /* 1/8 at 120 bpm: seven steps in 1.6 s */
     uint64_t rolling[DEPTH][2], preroll[DEPTH][2];
-    pnh_host *ref = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pnh_host *ref = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
     set(ref, "seed", 3);
+    activate(ref);
     capture_start(&cap, ref);
     queue_position(ref, 0, position(120, 1, 0, 0));
     run_frames(ref, (int64_t)DEPTH * LEN, 256);
@@ -452,8 +485,9 @@ static void test_stopped_transport_draws_ahead(void **state)
 
     worker_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
     const pnh_hooks hooks = {.worker_enter = gate_wait, .user = &g};
-    pnh_host *h = new_host(PNH_WORKER_THREADED, 256, &hooks);
+    pnh_host *h = new_host_inactive(PNH_WORKER_THREADED, 256, &hooks);
     set(h, "seed", 3);
+    activate(h);
     capture_start(&cap, h);
     stop_transport(h);
     pnh_worker_stats ws = {0};
@@ -462,8 +496,9 @@ static void test_stopped_transport_draws_ahead(void **state)
         assert_int_equal(pnh_wait_worker_idle(h, 60.0), 1);
     }
     pnh_worker_stats_get(h, &ws);
-    assert_int_equal((int)ws.scheduled, DEPTH); /* each drawn sonority's context */
-    assert_int_equal(cap.count, 0);             /* and nothing sounded */
+    /* each sonority drawn after activate()'s PRIMED: its context */
+    assert_int_equal((int)ws.scheduled, DEPTH - PRIMED);
+    assert_int_equal(cap.count, 0); /* and nothing sounded */
 
     gate_close(&g); /* the worker takes no further job */
     capture_start(&cap, h);
@@ -478,6 +513,89 @@ static void test_stopped_transport_draws_ahead(void **state)
     stop_transport(h);
     assert_balanced(&cap);
     pnh_free(h);
+}
+
+/* The keys of the first `steps` sixteenths (seed 7) from a host that
+ * activates the plugin enabled, or disabled and enables it before the
+ * first block (nothing is drawn at activation then). */
+static void first_sixteenths(int enabled_at_activation, int steps, uint64_t (*keys)[2])
+{
+    pnh_host *h = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "seed", 7);
+    set(h, "division", 4);
+    set(h, "enable", enabled_at_activation ? 1.0f : 0.0f);
+    activate(h);
+    set(h, "enable", 1);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)steps * 6000, 256);
+    keys_per_step(&cap, 6000, steps, keys);
+    pnh_free(h);
+}
+
+/* The steps activate() draws and realizes are the music the first blocks
+ * would have drawn and realized: the same notes, step for step. */
+static void test_steps_drawn_at_activation_change_no_note(void **state)
+{
+    (void)state;
+    enum { STEPS = 24 };
+    uint64_t primed[STEPS][2], unprimed[STEPS][2];
+    first_sixteenths(1, STEPS, primed);
+    first_sixteenths(0, STEPS, unprimed);
+    int sounded = 0;
+    for (int k = 0; k < STEPS; ++k) {
+        if (primed[k][0] != unprimed[k][0] || primed[k][1] != unprimed[k][1])
+            fail_msg("step %d differs when the first steps are drawn at activation", k);
+        sounded += (primed[k][0] | primed[k][1]) != 0;
+    }
+    assert_true(sounded > STEPS / 2);
+}
+
+/* As first_sixteenths, with chorale-minor loaded by a patch:Set at the
+ * first frame (seed 3, gate 50 %); *early: note-offs before the gate of
+ * the first step. */
+static void first_sixteenths_of_a_loaded_set(int enabled_at_activation, int steps,
+                                             uint64_t (*keys)[2], int *early)
+{
+    char rules[4096];
+    snprintf(rules, sizeof rules, "%s/rules/chorale-minor.json", getenv("PNP_BUNDLE_DIR"));
+    pnh_host *h = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "seed", 3);
+    set(h, "division", 4);
+    set(h, "gate", 50);
+    set(h, "enable", enabled_at_activation ? 1.0f : 0.0f);
+    activate(h);
+    set(h, "enable", 1);
+    capture_start(&cap, h);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_queue_patch_set_path(h, 0, PNP__ruleSet, rules, &info), PN_OK);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)steps * 6000, 256);
+    assert_int_equal(pnh_log_errors(h), 0);
+    keys_per_step(&cap, 6000, steps, keys);
+    *early = 0;
+    for (int i = 0; i < cap.count; ++i)
+        *early += is_off(&cap.ev[i]) && cap.ev[i].frame < 3000;
+    pnh_free(h);
+}
+
+/* A rule set loaded at the first frame plays from the first step, its
+ * notes held for their whole length, and the seed's music is the set's
+ * own from its start, whatever activate() drew of the built-in set. */
+static void test_rule_set_loaded_at_the_start_plays_from_the_first_step(void **state)
+{
+    (void)state;
+    enum { STEPS = 12 };
+    uint64_t primed[STEPS][2], unprimed[STEPS][2];
+    int early_primed = 0, early_unprimed = 0;
+    first_sixteenths_of_a_loaded_set(1, STEPS, primed, &early_primed);
+    first_sixteenths_of_a_loaded_set(0, STEPS, unprimed, &early_unprimed);
+    assert_int_equal(early_primed, 0);
+    assert_int_equal(early_unprimed, 0);
+    assert_true(primed[0][0] | primed[0][1]);
+    for (int k = 0; k < STEPS; ++k)
+        if (primed[k][0] != unprimed[k][0] || primed[k][1] != unprimed[k][1])
+            fail_msg("step %d depends on what was drawn of the built-in set", k);
 }
 
 /* The keys struck at each of `steps` steps (as keys_per_step) at 1/16 and 120 bpm
@@ -959,6 +1077,8 @@ int main(void)
         cmocka_unit_test(test_draw_ahead_follows_the_step_length),
         cmocka_unit_test(test_knob_trims_what_was_drawn_ahead),
         cmocka_unit_test(test_stopped_transport_draws_ahead),
+        cmocka_unit_test(test_steps_drawn_at_activation_change_no_note),
+        cmocka_unit_test(test_rule_set_loaded_at_the_start_plays_from_the_first_step),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
     };
 #if defined(__SANITIZE_THREAD__)
@@ -969,6 +1089,8 @@ int main(void)
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
         cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
         cmocka_unit_test(test_stopped_transport_draws_ahead),
+        cmocka_unit_test(test_steps_drawn_at_activation_change_no_note),
+        cmocka_unit_test(test_rule_set_loaded_at_the_start_plays_from_the_first_step),
     };
     (void)tests;
     return cmocka_run_group_tests(threaded, NULL, NULL);
