@@ -120,7 +120,11 @@ static void activate(LV2_Handle instance)
     self->panic_pending = self->notes.count > 0;
     self->block_start = 0;
     pnp_clock_reset(&self->clock, 0);
-    self->last_port[PNP_SEED] = pnp_port_value(self, PNP_SEED);
+    /* the ports the steps drawn below depend on, as the first block will
+     * compare them (a change made while deactivated is no change then) */
+    static const pnp_port drawn_with[] = {PNP_SEED, PNP_LOG2_LAMBDA_W, PNP_ALPHA, PNP_INPUT_MODE};
+    for (size_t i = 0; i < sizeof drawn_with / sizeof drawn_with[0]; ++i)
+        self->last_port[drawn_with[i]] = pnp_port_value(self, drawn_with[i]);
     pnp_reseed(self, self->last_port[PNP_SEED], 1);
     self->has_context = 0;
     self->context_serial = 0;
@@ -128,12 +132,17 @@ static void activate(LV2_Handle instance)
     self->has_sounded = 0;
     self->num_held = 0;
     self->enabled = pnp_port_value(self, PNP_ENABLE) > 0.5f;
+    /* the step length in use, so that no more is drawn than it allows */
+    pnp_clock_configure(&self->clock, 0, pnp_port_int(self, PNP_SYNC),
+                        pnp_port_value(self, PNP_BPM), pnp_port_int(self, PNP_DIVISION));
+    self->active = 1;
     pnp_prime(self, PNP_PRIME_STEPS);
 }
 
 static void deactivate(LV2_Handle instance)
 {
-    (void)instance;
+    pnp_plugin *self = (pnp_plugin *)instance;
+    self->active = 0;
 }
 
 static void cleanup(LV2_Handle instance)

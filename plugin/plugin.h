@@ -62,7 +62,7 @@ enum { PNP_AHEAD_MAX = 16 };
  * the slowest, and with the music rolling from the first block nothing
  * would be drawn ahead for them yet. Each costs one re-solve of
  * activation time. */
-enum { PNP_PRIME_STEPS = 3 };
+enum { PNP_PRIME_STEPS = 3 }; /* no more than the look-ahead's depth */
 
 typedef struct pnp_job {
     uint32_t type;
@@ -147,9 +147,11 @@ typedef struct pnp_plugin {
     float last_port[PNP_NUM_PORTS]; /* port values at the last block, for change detection */
     uint32_t late_steps;
     int enabled;
-    int ran; /* run() has been called since instantiate */
+    int ran;    /* run() has been called since instantiate */
+    int active; /* between activate() and deactivate() (main thread) */
 
-    /* worker thread (and instantiate/restore before the first run) */
+    /* worker thread (and instantiate, activate and restore, when no job
+     * is in flight) */
     pnp_model *worker_model;
 
     /* main thread -> audio thread: a model restore() built while running */
@@ -196,12 +198,14 @@ void pnp_prime(pnp_plugin *self, int steps);
 /* Sends what is waiting (retired models, a restored model, a file to load,
  * a new realization) when no job is in flight. Audio thread. */
 void pnp_schedule_pending(pnp_plugin *self);
-/* Installs a realization in run(): a new model also retires the old one. */
+/* Installs a realization (run(), or activate() drawing ahead): a new
+ * model also retires the old one. */
 void pnp_install(pnp_plugin *self, pnp_realization *r);
 /* run.c */
 void pnp_run(LV2_Handle instance, uint32_t n_frames);
 
-/* steps.c (audio thread, but pnp_reseed) */
+/* steps.c (audio thread; activate() also reseeds, restarts the streams and
+ * draws ahead, restore() restarts the streams) */
 /* Seeds the draws from the seed port's value (held to 0 .. 2^24 - 1, so
  * the conversion is exact), or for 0 from the clock when may_read_clock
  * (activate), else from the generator itself (run). Drops what was drawn

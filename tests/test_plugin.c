@@ -430,6 +430,44 @@ static void test_late_worker_holds_the_sounding_sonority(void **state)
     pnh_free(h);
 }
 
+/* Activated again after a knob moved while it was deactivated, the plugin
+ * draws its first steps with the knob as it finds it and keeps them: with
+ * the worker stuck from then on, the steps drawn at activation and the one
+ * drawn from the last of their realizations sound on time. */
+static void test_reactivation_draws_with_the_ports_it_finds(void **state)
+{
+    (void)state;
+    worker_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    const pnh_hooks hooks = {.worker_enter = gate_wait, .user = &g};
+    pnh_host *h = new_host_inactive(PNH_WORKER_THREADED, 256, &hooks);
+    set(h, "seed", 7);
+    activate(h);
+    stop_transport(h);
+    for (int block = 0; block < 64; ++block) { /* the look-ahead full, every answer in */
+        run_frames(h, 256, 256);
+        assert_int_equal(pnh_wait_worker_idle(h, 60.0), 1);
+    }
+    pnh_deactivate(h);
+    set(h, "log2_lambda_w", -2);
+    gate_close(&g); /* the worker takes no further job */
+    activate(h);
+    const int late_before = (int)pnh_get_control(h, "late_steps");
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)(PRIMED + 1) * 12000, 256); /* 1/8 at 120 bpm */
+    assert_int_equal((int)pnh_get_control(h, "late_steps") - late_before, 0);
+    uint64_t keys[PRIMED + 1][2];
+    keys_per_step(&cap, 12000, PRIMED + 1, keys);
+    int sounded = 0;
+    for (int k = 0; k <= PRIMED; ++k)
+        sounded += (keys[k][0] | keys[k][1]) != 0;
+    assert_true(sounded > 0);
+    gate_open(&g);
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
 /* Sonorities are drawn ahead for PNP_AHEAD_SECONDS (1.6 s) of music, a
  * part step counted whole: thirteen sixteenths at 120 bpm, seven eighths,
  * four quarters. */
@@ -958,6 +996,69 @@ static void test_state_round_trip(void **state)
     remove_state_dir(dir_b);
 }
 
+/* The keys of the first `steps` eighths of a host restoring `file`
+ * (pedagogical, seed 4321, log2 λw −3) before or after it activates the
+ * plugin, its ports set as the state has them; *late: late steps. */
+static void first_eighths_restored(const char *file, int after_activation, int steps,
+                                   uint64_t (*keys)[2], int *late)
+{
+    pn_error_info info = {0};
+    pnh_host *h = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
+    set(h, "seed", 4321);
+    set(h, "log2_lambda_w", -3);
+    if (after_activation)
+        activate(h); /* draws ahead from the built-in set */
+    if (pnh_state_restore(h, file, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    if (!after_activation)
+        activate(h);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, (int64_t)steps * 12000, 256);
+    assert_int_equal(pnh_log_errors(h), 0);
+    *late = (int)pnh_get_control(h, "late_steps");
+    keys_per_step(&cap, 12000, steps, keys);
+    pnh_free(h);
+}
+
+/* A session restored between activate() and the first block plays the
+ * restored set from its first step, as one restored before activation:
+ * nothing drawn ahead from the set it replaced is left. */
+static void test_restore_after_activation_plays_the_restored_set(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pnp-state-c-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char rules[4096];
+    snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
+    pnh_host *a = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_queue_patch_set_path(a, 0, PNP__ruleSet, rules, &info), PN_OK);
+    set(a, "log2_lambda_w", -3);
+    set(a, "seed", 4321);
+    run_frames(a, 256, 256);
+    char *file = NULL;
+    assert_int_equal(pnh_state_save(a, dir, &file, &info), PN_OK);
+    pnh_free(a);
+
+    enum { STEPS = 16 };
+    uint64_t before[STEPS][2], after[STEPS][2];
+    int late_before = -1, late_after = -1;
+    first_eighths_restored(file, 0, STEPS, before, &late_before);
+    first_eighths_restored(file, 1, STEPS, after, &late_after);
+    assert_int_equal(late_before, 0);
+    assert_int_equal(late_after, 0);
+    int sounded = 0;
+    for (int k = 0; k < STEPS; ++k) {
+        if (before[k][0] != after[k][0] || before[k][1] != after[k][1])
+            fail_msg("step %d differs when the state comes after activation", k);
+        sounded += (after[k][0] | after[k][1]) != 0;
+    }
+    assert_true(sounded > STEPS / 2);
+    free(file);
+    remove_state_dir(dir);
+}
+
 static void test_harmonization_keeps_the_played_soprano(void **state)
 {
     (void)state;
@@ -1070,6 +1171,7 @@ int main(void)
         cmocka_unit_test(test_unrealizable_rule_sets_keep_the_previous),
         cmocka_unit_test(test_same_seed_same_notes),
         cmocka_unit_test(test_state_round_trip),
+        cmocka_unit_test(test_restore_after_activation_plays_the_restored_set),
         cmocka_unit_test(test_harmonization_keeps_the_played_soprano),
         cmocka_unit_test(test_harmonized_soprano_is_the_top_voice),
         cmocka_unit_test(test_harmonized_bass_is_the_lowest_voice),
@@ -1077,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_draw_ahead_follows_the_step_length),
         cmocka_unit_test(test_knob_trims_what_was_drawn_ahead),
         cmocka_unit_test(test_stopped_transport_draws_ahead),
+        cmocka_unit_test(test_reactivation_draws_with_the_ports_it_finds),
         cmocka_unit_test(test_steps_drawn_at_activation_change_no_note),
         cmocka_unit_test(test_rule_set_loaded_at_the_start_plays_from_the_first_step),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
@@ -1089,6 +1192,7 @@ int main(void)
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
         cmocka_unit_test(test_late_worker_holds_the_sounding_sonority),
         cmocka_unit_test(test_stopped_transport_draws_ahead),
+        cmocka_unit_test(test_reactivation_draws_with_the_ports_it_finds),
         cmocka_unit_test(test_steps_drawn_at_activation_change_no_note),
         cmocka_unit_test(test_rule_set_loaded_at_the_start_plays_from_the_first_step),
     };
