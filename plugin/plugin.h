@@ -201,6 +201,10 @@ void pnp_schedule_pending(pnp_plugin *self);
 /* Installs a realization (run(), or activate() drawing ahead): a new
  * model also retires the old one. */
 void pnp_install(pnp_plugin *self, pnp_realization *r);
+/* The music starts afresh from the live realization of a new model:
+ * nothing drawn ahead or sounded, the seed's streams restarted when
+ * nothing of the old model sounded since activation. */
+void pnp_start_model(pnp_plugin *self);
 /* run.c */
 void pnp_run(LV2_Handle instance, uint32_t n_frames);
 

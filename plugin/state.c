@@ -75,11 +75,7 @@ static void install(pnp_plugin *self, pnp_model *m)
         pnp_model_free(old);
         /* activate() may have drawn ahead from the old set: start as if
          * this one had been there when it ran */
-        self->num_ahead = 0;
-        self->has_context = 0;
-        self->has_sounded = 0;
-        self->context_serial = self->live->context_serial;
-        pnp_restart_streams(self);
+        pnp_start_model(self);
         if (self->active)
             pnp_prime(self, PNP_PRIME_STEPS);
         return;

@@ -76,16 +76,21 @@ void pnp_install(pnp_plugin *self, pnp_realization *r)
         if (self->num_retired < (int)(sizeof self->retired / sizeof self->retired[0]))
             self->retired[self->num_retired++] = old->model;
         self->panic_pending |= self->notes.count > 0; /* the old set's notes end */
-        /* nothing of the old set sounded since activation: the seed's
-         * music starts with this one, whatever was drawn ahead before */
-        if (!self->has_sounded)
-            pnp_restart_streams(self);
-        self->has_context = 0;
-        self->num_ahead = 0;
-        self->has_sounded = 0;
-        self->context_serial = r->context_serial;
+        pnp_start_model(self);
         self->want_notify = 1;
     }
+}
+
+void pnp_start_model(pnp_plugin *self)
+{
+    /* nothing of the old set sounded since activation: the seed's music
+     * starts with this one, whatever was drawn ahead before */
+    if (!self->has_sounded)
+        pnp_restart_streams(self);
+    self->has_context = 0;
+    self->num_ahead = 0;
+    self->has_sounded = 0;
+    self->context_serial = self->live->context_serial;
 }
 
 LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const void *body)
@@ -142,9 +147,8 @@ void pnp_prime(pnp_plugin *self, int steps)
     if (self->in_flight || self->load_pending || atomic_load(&self->restored) || !self->live ||
         self->live->model != self->worker_model)
         return;
-    if (steps > PNP_AHEAD_MAX)
-        steps = PNP_AHEAD_MAX;
-    /* each pass realizes the newest context or draws one step: bounded */
+    /* each pass realizes the newest context or draws one step (never
+     * more than the look-ahead's depth): bounded */
     for (int pass = 0; pass < 2 * steps + 2; ++pass) {
         const pnp_request want = wanted(self);
         if (live_satisfies(self->live, &want)) {

@@ -553,21 +553,35 @@ static void test_stopped_transport_draws_ahead(void **state)
     pnh_free(h);
 }
 
-/* The keys of the first `steps` sixteenths (seed 7) from a host that
+/* The keys of the first `steps` sixteenths (gate 50 %) from a host that
  * activates the plugin enabled, or disabled and enables it before the
- * first block (nothing is drawn at activation then). */
-static void first_sixteenths(int enabled_at_activation, int steps, uint64_t (*keys)[2])
+ * first block (nothing is drawn at activation then); with `rules` (a
+ * file of the bundle's rules/, or NULL) loaded by a patch:Set at the
+ * first frame. *early: note-offs before the gate of the first step. */
+static void first_sixteenths(int enabled_at_activation, float seed, const char *rules, int steps,
+                             uint64_t (*keys)[2], int *early)
 {
     pnh_host *h = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
-    set(h, "seed", 7);
+    set(h, "seed", seed);
     set(h, "division", 4);
+    set(h, "gate", 50);
     set(h, "enable", enabled_at_activation ? 1.0f : 0.0f);
     activate(h);
     set(h, "enable", 1);
     capture_start(&cap, h);
+    if (rules) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rules/%s", getenv("PNP_BUNDLE_DIR"), rules);
+        pn_error_info info = {0};
+        assert_int_equal(pnh_queue_patch_set_path(h, 0, PNP__ruleSet, path, &info), PN_OK);
+    }
     queue_position(h, 0, position(120, 1, 0, 0));
     run_frames(h, (int64_t)steps * 6000, 256);
+    assert_int_equal(pnh_log_errors(h), 0);
     keys_per_step(&cap, 6000, steps, keys);
+    *early = 0;
+    for (int i = 0; i < cap.count; ++i)
+        *early += is_off(&cap.ev[i]) && cap.ev[i].frame < 3000;
     pnh_free(h);
 }
 
@@ -578,8 +592,9 @@ static void test_steps_drawn_at_activation_change_no_note(void **state)
     (void)state;
     enum { STEPS = 24 };
     uint64_t primed[STEPS][2], unprimed[STEPS][2];
-    first_sixteenths(1, STEPS, primed);
-    first_sixteenths(0, STEPS, unprimed);
+    int early = 0;
+    first_sixteenths(1, 7, NULL, STEPS, primed, &early);
+    first_sixteenths(0, 7, NULL, STEPS, unprimed, &early);
     int sounded = 0;
     for (int k = 0; k < STEPS; ++k) {
         if (primed[k][0] != unprimed[k][0] || primed[k][1] != unprimed[k][1])
@@ -587,34 +602,6 @@ static void test_steps_drawn_at_activation_change_no_note(void **state)
         sounded += (primed[k][0] | primed[k][1]) != 0;
     }
     assert_true(sounded > STEPS / 2);
-}
-
-/* As first_sixteenths, with chorale-minor loaded by a patch:Set at the
- * first frame (seed 3, gate 50 %); *early: note-offs before the gate of
- * the first step. */
-static void first_sixteenths_of_a_loaded_set(int enabled_at_activation, int steps,
-                                             uint64_t (*keys)[2], int *early)
-{
-    char rules[4096];
-    snprintf(rules, sizeof rules, "%s/rules/chorale-minor.json", getenv("PNP_BUNDLE_DIR"));
-    pnh_host *h = new_host_inactive(PNH_WORKER_IMMEDIATE, 256, NULL);
-    set(h, "seed", 3);
-    set(h, "division", 4);
-    set(h, "gate", 50);
-    set(h, "enable", enabled_at_activation ? 1.0f : 0.0f);
-    activate(h);
-    set(h, "enable", 1);
-    capture_start(&cap, h);
-    pn_error_info info = {0};
-    assert_int_equal(pnh_queue_patch_set_path(h, 0, PNP__ruleSet, rules, &info), PN_OK);
-    queue_position(h, 0, position(120, 1, 0, 0));
-    run_frames(h, (int64_t)steps * 6000, 256);
-    assert_int_equal(pnh_log_errors(h), 0);
-    keys_per_step(&cap, 6000, steps, keys);
-    *early = 0;
-    for (int i = 0; i < cap.count; ++i)
-        *early += is_off(&cap.ev[i]) && cap.ev[i].frame < 3000;
-    pnh_free(h);
 }
 
 /* A rule set loaded at the first frame plays from the first step, its
@@ -626,8 +613,8 @@ static void test_rule_set_loaded_at_the_start_plays_from_the_first_step(void **s
     enum { STEPS = 12 };
     uint64_t primed[STEPS][2], unprimed[STEPS][2];
     int early_primed = 0, early_unprimed = 0;
-    first_sixteenths_of_a_loaded_set(1, STEPS, primed, &early_primed);
-    first_sixteenths_of_a_loaded_set(0, STEPS, unprimed, &early_unprimed);
+    first_sixteenths(1, 3, "chorale-minor.json", STEPS, primed, &early_primed);
+    first_sixteenths(0, 3, "chorale-minor.json", STEPS, unprimed, &early_unprimed);
     assert_int_equal(early_primed, 0);
     assert_int_equal(early_unprimed, 0);
     assert_true(primed[0][0] | primed[0][1]);
@@ -955,19 +942,28 @@ static void remove_state_dir(const char *dir)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* A host asked to load the bundle's pedagogical set at its first block,
+ * with log2 λw −3 and seed 4321: a session worth saving. */
+static pnh_host *pedagogical_host(void)
+{
+    char rules[4096];
+    snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_queue_patch_set_path(h, 0, PNP__ruleSet, rules, &info), PN_OK);
+    set(h, "log2_lambda_w", -3);
+    set(h, "seed", 4321);
+    return h;
+}
+
 static void test_state_round_trip(void **state)
 {
     (void)state;
     char dir_a[] = "/tmp/pnp-state-a-XXXXXX", dir_b[] = "/tmp/pnp-state-b-XXXXXX";
     assert_non_null(mkdtemp(dir_a));
     assert_non_null(mkdtemp(dir_b));
-    char rules[4096];
-    snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
-    pnh_host *a = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pnh_host *a = pedagogical_host();
     pn_error_info info = {0};
-    assert_int_equal(pnh_queue_patch_set_path(a, 0, PNP__ruleSet, rules, &info), PN_OK);
-    set(a, "log2_lambda_w", -3);
-    set(a, "seed", 4321);
     capture_start(&cap, a);
     queue_position(a, 0, position(120, 1, 0, 0));
     run_frames(a, RATE, 256);
@@ -1029,13 +1025,8 @@ static void test_restore_after_activation_plays_the_restored_set(void **state)
     (void)state;
     char dir[] = "/tmp/pnp-state-c-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char rules[4096];
-    snprintf(rules, sizeof rules, "%s/rules/pedagogical.json", getenv("PNP_BUNDLE_DIR"));
-    pnh_host *a = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pnh_host *a = pedagogical_host();
     pn_error_info info = {0};
-    assert_int_equal(pnh_queue_patch_set_path(a, 0, PNP__ruleSet, rules, &info), PN_OK);
-    set(a, "log2_lambda_w", -3);
-    set(a, "seed", 4321);
     run_frames(a, 256, 256);
     char *file = NULL;
     assert_int_equal(pnh_state_save(a, dir, &file, &info), PN_OK);
