@@ -229,6 +229,18 @@ static void start_sequence(LV2_Atom_Forge *forge, LV2_Atom_Forge_Frame *frame, v
     lv2_atom_forge_sequence_head(forge, frame, 0);
 }
 
+/* Schedules what is pending; a new rule set installed by a synchronous
+ * worker inside it ends the old set's notes at `frame`, before the new
+ * set strikes any in this block (the next block's panic would cut those). */
+static void schedule_pending_at(pnp_plugin *self, int64_t frame)
+{
+    pnp_schedule_pending(self);
+    if (self->panic_pending) {
+        pnp_panic(self, frame);
+        self->panic_pending = self->notes.count > 0; /* what did not fit goes next block */
+    }
+}
+
 void pnp_run(LV2_Handle instance, uint32_t n_frames)
 {
     pnp_plugin *self = (pnp_plugin *)instance;
@@ -245,7 +257,7 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
     read_ports(self);
     /* answers that came between blocks, and new knobs: after the ports,
      * so that a knob's job asks for the context it trimmed back to */
-    pnp_schedule_pending(self);
+    schedule_pending_at(self, self->block_start);
     const int asked = self->want_notify;
     if (self->want_notify)
         notify_rule_set(self);
@@ -275,7 +287,7 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
                     on_patch(self, obj);
                     /* a rule set to load goes out now: a synchronous
                      * worker has it in place for a step at this frame */
-                    pnp_schedule_pending(self);
+                    schedule_pending_at(self, self->block_start + at);
                 }
             }
         }

@@ -623,6 +623,57 @@ static void test_rule_set_loaded_at_the_start_plays_from_the_first_step(void **s
             fail_msg("step %d depends on what was drawn of the built-in set", k);
 }
 
+/* A rule set loaded while the last one's notes sound (legato, so they
+ * always do) ends them at once, and the new set's notes, struck in the
+ * same block, are held to their step's end: the old notes' panic must
+ * not wait for the next block and cut the new ones there. Loaded 200
+ * frames before a step, in the block that strikes it. */
+static void test_rule_set_loaded_while_notes_sound_keeps_its_first_notes(void **state)
+{
+    (void)state;
+    enum { STEP = 6000, SWITCH = 9 * STEP - 200, BLOCK = 256 };
+    char rules[4096];
+    snprintf(rules, sizeof rules, "%s/rules/chorale-minor.json", getenv("PNP_BUNDLE_DIR"));
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, BLOCK, NULL);
+    set(h, "division", 4);
+    set(h, "gate", 100);
+    capture_start(&cap, h);
+    queue_position(h, 0, position(120, 1, 0, 0));
+    run_frames(h, SWITCH / BLOCK * BLOCK, BLOCK);
+    pn_error_info info = {0};
+    assert_int_equal(pnh_queue_patch_set_path(h, SWITCH % BLOCK, PNP__ruleSet, rules, &info),
+                     PN_OK);
+    run_frames(h, 4 * STEP, BLOCK);
+    assert_int_equal(pnh_log_errors(h), 0);
+    int sounding_at_switch = 0, new_notes = 0;
+    for (int i = 0; i < cap.count; ++i) {
+        const midi_ev *on = &cap.ev[i];
+        if (!is_on(on))
+            continue;
+        int j = i + 1; /* its note-off */
+        while (j < cap.count && !(is_off(&cap.ev[j]) && cap.ev[j].msg[1] == on->msg[1] &&
+                                  (cap.ev[j].msg[0] & 15) == (on->msg[0] & 15)))
+            ++j;
+        const int64_t off = j < cap.count ? cap.ev[j].frame : INT64_MAX;
+        if (on->frame < SWITCH) {
+            if (off >= SWITCH) { /* sounding then: the old set's notes end there */
+                ++sounding_at_switch;
+                assert_int_equal(off, SWITCH);
+            }
+        } else {
+            ++new_notes;
+            if (j < cap.count && off % STEP != 0) /* (or still sounding) */
+                fail_msg("a note struck at frame %lld ends at %lld, inside a step",
+                         (long long)on->frame, (long long)off);
+        }
+    }
+    assert_true(sounding_at_switch > 0);
+    assert_true(new_notes > 0);
+    stop_transport(h);
+    assert_balanced(&cap);
+    pnh_free(h);
+}
+
 /* The keys struck at each of `steps` steps (as keys_per_step) at 1/16 and 120 bpm
  * with seed 5, the Style knob set to `style` at the block that starts
  * `at_frame` (never when at_frame < 0). */
@@ -1173,6 +1224,7 @@ int main(void)
         cmocka_unit_test(test_reactivation_draws_with_the_ports_it_finds),
         cmocka_unit_test(test_steps_drawn_at_activation_change_no_note),
         cmocka_unit_test(test_rule_set_loaded_at_the_start_plays_from_the_first_step),
+        cmocka_unit_test(test_rule_set_loaded_while_notes_sound_keeps_its_first_notes),
         cmocka_unit_test(test_random_port_changes_leave_no_stuck_note),
     };
 #if defined(__SANITIZE_THREAD__)
