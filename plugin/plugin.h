@@ -196,8 +196,10 @@ LV2_Worker_Status pnp_work_response(LV2_Handle instance, uint32_t size, const vo
  * activate(). */
 void pnp_prime(pnp_plugin *self, int steps);
 /* Sends what is waiting (retired models, a restored model, a file to load,
- * a new realization) when no job is in flight. Audio thread. */
-void pnp_schedule_pending(pnp_plugin *self);
+ * a new realization) when no job is in flight; the notes of a rule set a
+ * synchronous worker replaced meanwhile end at absolute frame `frame`.
+ * Audio thread. */
+void pnp_schedule_pending(pnp_plugin *self, int64_t frame);
 /* Installs a realization (run(), or activate() drawing ahead): a new
  * model also retires the old one. */
 void pnp_install(pnp_plugin *self, pnp_realization *r);
@@ -221,7 +223,8 @@ void pnp_restart_streams(pnp_plugin *self);
 /* Plays everything due before absolute frame `end`: note-offs and steps,
  * in time order. */
 void pnp_play_until(pnp_plugin *self, int64_t end);
-/* Note-offs for every sounding note at absolute frame `frame`. */
+/* Note-offs for every sounding note at absolute frame `frame`; what does
+ * not fit in the block's buffer is left for the next block's panic. */
 void pnp_panic(pnp_plugin *self, int64_t frame);
 /* Draws a coming step's sonority ahead from the live realization when it
  * is the realization of the newest context and fewer than the steps of
@@ -239,8 +242,8 @@ void pnp_drop_ahead(pnp_plugin *self);
  * worker realizes it with the new knobs. */
 void pnp_trim_ahead(pnp_plugin *self);
 /* Schedules what is pending and draws ahead when it can, after the ports
- * of the block are read. */
-void pnp_advance(pnp_plugin *self);
+ * of the block are read; `frame` is where the music is (absolute). */
+void pnp_advance(pnp_plugin *self, int64_t frame);
 
 /* state.c */
 extern const void *pnp_state_interface(void);

@@ -150,10 +150,8 @@ static void read_ports(pnp_plugin *self)
                             pnp_port_value(self, PNP_BPM), pnp_port_int(self, PNP_DIVISION));
     if (flags & PNP_CLOCK_STOPPED)
         stop_notes = 1;
-    if (stop_notes || self->panic_pending) {
+    if (stop_notes || self->panic_pending)
         pnp_panic(self, self->block_start);
-        self->panic_pending = self->notes.count > 0; /* what did not fit goes next block */
-    }
 #undef CHANGED
     memcpy(self->last_port, now, sizeof now);
 }
@@ -229,18 +227,6 @@ static void start_sequence(LV2_Atom_Forge *forge, LV2_Atom_Forge_Frame *frame, v
     lv2_atom_forge_sequence_head(forge, frame, 0);
 }
 
-/* Schedules what is pending; a new rule set installed by a synchronous
- * worker inside it ends the old set's notes at `frame`, before the new
- * set strikes any in this block (the next block's panic would cut those). */
-static void schedule_pending_at(pnp_plugin *self, int64_t frame)
-{
-    pnp_schedule_pending(self);
-    if (self->panic_pending) {
-        pnp_panic(self, frame);
-        self->panic_pending = self->notes.count > 0; /* what did not fit goes next block */
-    }
-}
-
 void pnp_run(LV2_Handle instance, uint32_t n_frames)
 {
     pnp_plugin *self = (pnp_plugin *)instance;
@@ -257,7 +243,7 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
     read_ports(self);
     /* answers that came between blocks, and new knobs: after the ports,
      * so that a knob's job asks for the context it trimmed back to */
-    schedule_pending_at(self, self->block_start);
+    pnp_schedule_pending(self, self->block_start);
     const int asked = self->want_notify;
     if (self->want_notify)
         notify_rule_set(self);
@@ -287,18 +273,17 @@ void pnp_run(LV2_Handle instance, uint32_t n_frames)
                     on_patch(self, obj);
                     /* a rule set to load goes out now: a synchronous
                      * worker has it in place for a step at this frame */
-                    schedule_pending_at(self, self->block_start + at);
+                    pnp_schedule_pending(self, self->block_start + at);
                 }
             }
         }
     }
     pnp_play_until(self, self->block_start + n_frames);
-    pnp_advance(self); /* the next sonority drawn ahead once the transport is known */
+    /* the next sonority drawn ahead once the transport is known */
+    pnp_advance(self, self->block_start + n_frames);
     if (self->want_notify)
         notify_rule_set(self);
     notify_selection(self, 0);
-    if (self->panic_pending && self->notes.count == 0)
-        self->panic_pending = 0;
     write_outputs(self);
     if (self->port[PNP_MIDI_OUT])
         lv2_atom_forge_pop(&self->forge, &midi_frame);

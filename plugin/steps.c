@@ -61,6 +61,7 @@ static int write_midi(void *ctx, int64_t frame, const uint8_t *msg, uint32_t siz
 void pnp_panic(pnp_plugin *self, int64_t frame)
 {
     pnp_notes_panic(&self->notes, write_midi, self, frame);
+    self->panic_pending = self->notes.count > 0;
 }
 
 /* The transposition from the rule set's key (C) to the output. */
@@ -268,10 +269,10 @@ static void step(pnp_plugin *self, int64_t t)
         else
             pnp_notes_on(&self->notes, write_midi, self, t, ch, note, velocity(self), t + length);
     }
-    pnp_advance(self);
+    pnp_advance(self, t);
 }
 
-void pnp_advance(pnp_plugin *self)
+void pnp_advance(pnp_plugin *self, int64_t frame)
 {
     /* One draw a block: one ahead, unless a step of the block drew its
      * own sonority now (nothing was drawn ahead for it). With a worker
@@ -279,10 +280,10 @@ void pnp_advance(pnp_plugin *self)
      * anyway; with a synchronous worker it is there at once, and one draw
      * a block keeps a block to one job's answer and one draw: the
      * look-ahead fills over the next blocks instead of in the first. */
-    pnp_schedule_pending(self);
+    pnp_schedule_pending(self, frame);
     if (!self->drew_ahead && pnp_draw_ahead(self)) {
         self->drew_ahead = 1;
-        pnp_schedule_pending(self);
+        pnp_schedule_pending(self, frame);
     }
 }
 

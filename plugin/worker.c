@@ -170,7 +170,7 @@ void pnp_prime(pnp_plugin *self, int steps)
     }
 }
 
-void pnp_schedule_pending(pnp_plugin *self)
+static void send_pending(pnp_plugin *self)
 {
     /* with a synchronous worker a job completes inside post(), so go on
      * while something is left (bounded: each pass sends one job) */
@@ -245,4 +245,14 @@ void pnp_schedule_pending(pnp_plugin *self)
             return;
         }
     }
+}
+
+void pnp_schedule_pending(pnp_plugin *self, int64_t frame)
+{
+    send_pending(self);
+    /* a synchronous worker may have installed a new rule set: the old
+     * set's notes end here, before the new one strikes any this block
+     * (the next block's panic would cut those) */
+    if (self->panic_pending)
+        pnp_panic(self, frame);
 }
