@@ -129,6 +129,9 @@ void pn_pstep_update_structure(pn_pstep *ps, const pn_problem *prob, const doubl
             const int32_t j = ps->merged_of[ps->carry[x]];
             if (!ps->in_ws[j]) {
                 ps->in_ws[j] = 1;
+                /* it held mass: compacting the working set before the
+                 * first Newton run keeps it (qt is otherwise unset here) */
+                ps->qt[ps->ws_count] = 1.0;
                 ps->ws[ps->ws_count++] = j;
             }
         }
