@@ -410,7 +410,7 @@ static void test_pstep_positive_weights(void **state)
         const int64_t G = prob->num_groups;
         pn_pstep *warm = NULL;
         pn_error_info info;
-        assert_int_equal(pn_pstep_create(prob, &warm, &info), PN_OK);
+        assert_int_equal(pn_pstep_create(prob, 1, &warm, &info), PN_OK);
         double *w = malloc((size_t)prob->num_rows * sizeof *w);
         double *q = malloc((size_t)G * sizeof *q), *q_cold = malloc((size_t)G * sizeof *q_cold);
         assert_true(w && q && q_cold);
@@ -423,7 +423,7 @@ static void test_pstep_positive_weights(void **state)
                 const double f = solve_and_certify(warm, prob, w, lambdas[l], q, &st, what);
                 compare_with_reference(prob, w, lambdas[l], f, &st, what, 3000);
                 pn_pstep *cold = NULL;
-                assert_int_equal(pn_pstep_create(prob, &cold, &info), PN_OK);
+                assert_int_equal(pn_pstep_create(prob, 1, &cold, &info), PN_OK);
                 const double f_cold =
                     solve_and_certify(cold, prob, w, lambdas[l], q_cold, &st, what);
                 pn_pstep_free(cold);
@@ -452,7 +452,7 @@ static void test_pstep_zero_weights(void **state)
         pn_problem *prob = random_small_problem(&rng, rep);
         pn_pstep *ps = NULL;
         pn_error_info info;
-        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
         double *w = malloc((size_t)prob->num_rows * sizeof *w);
         double *q = malloc((size_t)prob->num_groups * sizeof *q);
         assert_true(w && q);
@@ -488,7 +488,7 @@ static void test_pstep_lambda_zero(void **state)
         pn_problem *prob = random_small_problem(&rng, rep);
         pn_pstep *ps = NULL;
         pn_error_info info;
-        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
         double *w = malloc((size_t)prob->num_rows * sizeof *w);
         double *q = malloc((size_t)prob->num_groups * sizeof *q);
         assert_true(w && q);
@@ -522,7 +522,7 @@ static void test_pstep_artificial_consistent_rules(void **state)
         pn_problem *prob = ts_artificial(PN_GEN_A1, seed);
         pn_pstep *ps = NULL;
         pn_error_info info;
-        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
         double *w = malloc((size_t)prob->num_rows * sizeof *w);
         double *q = malloc((size_t)prob->num_groups * sizeof *q);
         double *y = malloc((size_t)prob->num_rows * sizeof *y);
@@ -564,7 +564,7 @@ static void test_pstep_working_set_pricing(void **state)
         assert_true(prob->num_groups > 4 * 4096);
         pn_pstep *ps = NULL;
         pn_error_info info;
-        assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+        assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
         double *w = malloc((size_t)prob->num_rows * sizeof *w);
         double *q = malloc((size_t)prob->num_groups * sizeof *q);
         assert_true(w && q);
@@ -600,7 +600,7 @@ static void test_pstep_music_like(void **state)
     ts_seed(&rng, 35);
     pstats st = {0};
     pn_pstep *ps = NULL;
-    assert_int_equal(pn_pstep_create(prob, &ps, &info), PN_OK);
+    assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
     double *w = malloc((size_t)prob->num_rows * sizeof *w);
     double *q = malloc((size_t)prob->num_groups * sizeof *q);
     assert_true(w && q);

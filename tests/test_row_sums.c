@@ -5,7 +5,8 @@
  * warm context steps of generation) and as the selection moves: rules
  * dropped (the groups merge, and the passes meet each merged group at its
  * first sonority) and kept again (no merge: the kept rules include a set
- * already seen to leave every sonority on its own). */
+ * already seen to leave every sonority on its own). Split between threads
+ * (settings.threads), the passes give the same realization bit for bit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,13 +39,34 @@ static const char set_text[] =
     "{\"name\":\"sa\",\"feature\":\"diff(w(2,1))\",\"targets\":{\"5\":0.3,\"7\":0.4,\"8\":0.3}}"
     "]}";
 
-static pn_rule_set *read_set(void)
+/* The same rules over a space of 17^4 sonorities: cold passes there find
+ * more violators than a lane holds before it prunes them. */
+static const char wide_text[] =
+    "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
+    "\"space\":{\"ranges\":[[60,75],[53,68],[46,61],[39,54]]},"
+    "\"rules\":["
+    "{\"name\":\"s\",\"feature\":\"w(1)\",\"targets\":{\"64\":0.3,\"67\":0.4,\"69\":0.2,\"71\":0.1}"
+    "},"
+    "{\"name\":\"a\",\"feature\":\"w(2)\",\"targets\":{\"59\":0.2,\"60\":0.5,\"62\":0.3}},"
+    "{\"name\":\"t\",\"feature\":\"w(3)\",\"targets\":{\"52\":0.3,\"55\":0.7}},"
+    "{\"name\":\"b\",\"feature\":\"w(4)\",\"targets\":{\"43\":0.4,\"48\":0.6}},"
+    "{\"name\":\"chord\",\"feature\":\"sort(mod12(rel(w(4,3,2,1))))\","
+    "\"targets\":{\"(0,4,7)\":0.6,\"(3,8,8)\":0.2,\"(0,4,9)\":0.2}},"
+    "{\"name\":\"sa\",\"feature\":\"diff(w(2,1))\",\"targets\":{\"5\":0.3,\"7\":0.4,\"8\":0.3}}"
+    "]}";
+
+static pn_rule_set *parse_set(const char *text)
 {
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_parse("t.json", set_text, strlen(set_text), &rs, &info) != PN_OK)
+    if (pn_rule_set_parse("t.json", text, strlen(text), &rs, &info) != PN_OK)
         fail_msg("%s", info.message);
     return rs;
+}
+
+static pn_rule_set *read_set(void)
+{
+    return parse_set(set_text);
 }
 
 /* Solves both problems from the same start and compares the results;
@@ -122,6 +144,80 @@ static void test_row_sums_give_the_same_realization(void **state)
     pn_rule_set_free(rs);
 }
 
+/* Solves both and asserts the same solution, bit for bit, and the same
+ * path to it. */
+static void solve_identically(pn_solver *one, pn_solver *many, pn_start start, int64_t K, int32_t m)
+{
+    pn_info a, b;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_solver_solve(one, start, &a, &info) != PN_OK ||
+        pn_solver_solve(many, start, &b, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_int_equal(a.alternations, b.alternations);
+    assert_int_equal(a.newton_iterations, b.newton_iterations);
+    assert_int_equal(a.num_selected, b.num_selected);
+    assert_memory_equal(pn_solver_q(one), pn_solver_q(many), (size_t)K * sizeof(double));
+    assert_memory_equal(pn_solver_w(one), pn_solver_w(many), (size_t)m * sizeof(double));
+}
+
+/* One thread and two, three or four sharing the passes: the same
+ * realizations through a cold start, context steps and knob moves that
+ * drop rules (merged groups) and keep them again. */
+static void test_threads_give_the_same_realization(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = parse_set(wide_text);
+    pn_problem *prob = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_non_null(prob->row_sums.run);
+    assert_true(prob->num_groups > 4 * 4 * 2048); /* every lane has blocks to pass over */
+    double *b = malloc((size_t)prob->num_rows * sizeof *b);
+    assert_non_null(b);
+    for (int threads = 2; threads <= PN_MAX_THREADS; ++threads) {
+        pn_settings s;
+        pn_settings_default(&s);
+        s.restarts = 1;
+        s.grow_seeds = 1;
+        s.lambda_p = 3e-5;
+        s.threads = 1;
+        pn_solver *one = NULL, *many = NULL;
+        assert_int_equal(pn_solver_create(prob, &s, &one, &info), PN_OK);
+        s.threads = threads;
+        assert_int_equal(pn_solver_create(prob, &s, &many, &info), PN_OK);
+        solve_identically(one, many, PN_START_COLD, prob->num_groups, prob->num_rows);
+        for (int step = 0; step < 4; ++step) {
+            for (int32_t r = 0; r < prob->num_rules; ++r) {
+                const int32_t first = prob->rule_start[r], size = pn_rule_size(prob, r);
+                for (int32_t i = 0; i < size; ++i)
+                    b[first + i] = prob->target[first + (i + step + r) % size];
+            }
+            assert_int_equal(pn_solver_update_targets(one, b, &info), PN_OK);
+            assert_int_equal(pn_solver_update_targets(many, b, &info), PN_OK);
+            solve_identically(one, many, PN_START_WARM, prob->num_groups, prob->num_rows);
+        }
+        const double knob[] = {-12.0, 0.0, 3.0};
+        for (size_t k = 0; k < sizeof knob / sizeof knob[0]; ++k) {
+            s.log2_lambda_w = knob[k];
+            s.threads = 1;
+            assert_int_equal(pn_solver_update_settings(one, &s, &info), PN_OK);
+            s.threads = threads;
+            assert_int_equal(pn_solver_update_settings(many, &s, &info), PN_OK);
+            solve_identically(one, many, PN_START_WARM, prob->num_groups, prob->num_rows);
+        }
+        /* the thread count is fixed at creation */
+        s.threads = 1;
+        assert_int_equal(pn_solver_update_settings(many, &s, &info), PN_ERR_INVALID);
+        assert_non_null(strstr(info.message, "threads"));
+        pn_solver_free(one);
+        pn_solver_free(many);
+    }
+    free(b);
+    pn_problem_free(prob);
+    pn_rule_set_free(rs);
+}
+
 /* A set whose groups hold several sonorities has no row sums. */
 static void test_no_row_sums_when_groups_merge(void **state)
 {
@@ -146,6 +242,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_row_sums_give_the_same_realization),
         cmocka_unit_test(test_no_row_sums_when_groups_merge),
+        cmocka_unit_test(test_threads_give_the_same_realization),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

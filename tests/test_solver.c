@@ -656,6 +656,14 @@ static void bad_warm_pool(pn_settings *s)
 {
     s->warm_pool = -1;
 }
+static void bad_threads_none(pn_settings *s)
+{
+    s->threads = 0;
+}
+static void bad_threads_many(pn_settings *s)
+{
+    s->threads = PN_MAX_THREADS + 1;
+}
 
 static const bad_setting bad_settings[] = {
     {"log2_lambda_w", bad_log2_nan, NULL},
@@ -680,6 +688,8 @@ static const bad_setting bad_settings[] = {
     {"admm_tol", bad_admm_tol, NULL},
     {"kkt_tol", bad_kkt_tol, NULL},
     {"warm_pool", bad_warm_pool, NULL},
+    {"threads", bad_threads_none, NULL},
+    {"threads", bad_threads_many, NULL},
 };
 
 static int same_settings(const pn_settings *a, const pn_settings *b)
@@ -691,7 +701,7 @@ static int same_settings(const pn_settings *a, const pn_settings *b)
            a->p_tol == b->p_tol && a->p_max_newton == b->p_max_newton &&
            a->w_method == b->w_method && a->admm_rho == b->admm_rho &&
            a->admm_max_iter == b->admm_max_iter && a->admm_tol == b->admm_tol &&
-           a->kkt_tol == b->kkt_tol && a->warm_pool == b->warm_pool;
+           a->kkt_tol == b->kkt_tol && a->warm_pool == b->warm_pool && a->threads == b->threads;
 }
 
 static void test_bad_settings_rejected(void **state)

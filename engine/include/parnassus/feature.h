@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "parnassus/error.h"
+#include "parnassus/problem.h"
 #include "parnassus/space.h"
 
 #ifdef __cplusplus
@@ -171,7 +172,9 @@ void pn_feature_sums_free(pn_feature_sums *s);
  * interleaved. The i-th sonority summed is x = first + at[i] (at may be
  * NULL without a bound), its sums out[i * nv + c]; returns how many were
  * summed. Sonorities first .. first + count - 1 must lie in the space.
- * Allocation-free; uses scratch of s, so one thread at a time.
+ * Allocation-free. Each lane (0 .. PN_ROW_SUMS_LANES - 1) has scratch of
+ * its own in s: calls with different lanes may run at the same time, calls
+ * with the same lane one at a time.
  *
  * Without lower and cut (NULL) every sonority is summed, in order
  * (at[i] = i). With them: lower[r * nv + c] is at most every value of
@@ -179,9 +182,9 @@ void pn_feature_sums_free(pn_feature_sums *s);
  * for every c (the exact sum of the rules without the last voice plus the
  * lower bounds of the others) is left out without reading its rows:
  * passes that look for small sums skip most of the space. */
-int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
-                            int64_t first, int64_t count, const double *lower, const double *cut,
-                            int32_t *at, double *out);
+int64_t pn_feature_sums_run(pn_feature_sums *s, int lane, const unsigned char *kept,
+                            const double *v, int nv, int64_t first, int64_t count,
+                            const double *lower, const double *cut, int32_t *at, double *out);
 
 #ifdef __cplusplus
 }

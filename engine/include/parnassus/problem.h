@@ -29,15 +29,22 @@ extern "C" {
  * small sums may give one: lower[r * nv + c] no larger than any of rule
  * r's values v[i * nv + c] (e.g. their least); then run() may leave out
  * inputs whose sums it can tell are >= cut[c] for every c < nv, without
- * reading their rows. */
+ * reading their rows.
+ *
+ * run() may be called at the same time from different lanes (0 ..
+ * PN_ROW_SUMS_LANES - 1; each lane one call at a time): the solver splits
+ * its passes over all groups between threads that way. */
+enum { PN_ROW_SUMS_LANES = 4 };
+
 typedef struct pn_row_sums_bound {
     const double *lower; /* K * nv */
     double cut[2];
 } pn_row_sums_bound;
 
 typedef struct pn_row_sums {
-    int64_t (*run)(void *ctx, const unsigned char *kept, const double *v, int nv, int64_t first,
-                   int64_t count, const pn_row_sums_bound *bound, int32_t *at, double *out);
+    int64_t (*run)(void *ctx, int lane, const unsigned char *kept, const double *v, int nv,
+                   int64_t first, int64_t count, const pn_row_sums_bound *bound, int32_t *at,
+                   double *out);
     void *ctx;
     void (*free_ctx)(void *ctx); /* called by pn_problem_free */
 } pn_row_sums;

@@ -44,6 +44,13 @@ typedef struct pn_progress {
  * It must not call the solver. */
 typedef int (*pn_progress_fn)(void *user, const pn_progress *progress);
 
+/* settings.threads: how many threads share the p-step's passes over all
+ * groups, 1 .. PN_MAX_THREADS (problems with row sums only): the caller's
+ * and threads - 1 helpers that pn_solver_create starts and pn_solver_free
+ * joins. Fixed when the solver is created (pn_solver_update_settings
+ * refuses another value); the solution is the same bit for bit for any. */
+enum { PN_MAX_THREADS = PN_ROW_SUMS_LANES };
+
 typedef struct pn_settings {
     double log2_lambda_w; /* style: lambda_w = 2^x                         (0) */
     double alpha;         /* group lasso share of the elastic net, [0, 1]  (0.8) */
@@ -64,6 +71,7 @@ typedef struct pn_settings {
     int admm_max_iter;       /*                                               (20000) */
     double admm_tol;         /* ADMM primal/dual residual tolerance           (1e-12) */
     int64_t max_memory;      /* bytes pn_solver_create may allocate (PN_DEFAULT_MAX_MEMORY) */
+    int threads;             /* sharing the passes over all groups, fixed at create (2) */
     pn_progress_fn progress; /* NULL: none                                 (NULL) */
     void *progress_user;
 } pn_settings;

@@ -9,29 +9,35 @@
 #include "parnassus/feature.h"
 #include <stdint.h>
 
+/* What one call of pn_feature_sums_run works in: a lane's own, so that
+ * lanes can sum different parts of the space at the same time. */
+typedef struct lane_scratch {
+    int32_t *inner; /* the kept rules whose window has the last voice ... */
+    int32_t num_inner;
+    int32_t *outer; /* ... and the others */
+    int32_t num_outer;
+    int64_t *base; /* per rule, the lookup offset of the upper voices */
+    /* one run of the last voice, per inner rule: its lookup at the run's
+     * start, the lookup's step, and its values (v at its first row) */
+    const int32_t **run_lut;
+    int64_t *run_stride;
+    const double **run_row;
+} lane_scratch;
+
 struct pn_feature_sums {
     pn_space space;
     int32_t num_rules;
-    int32_t *inner_all, *outer_all; /* as below, every rule */
+    int32_t *inner_all, *outer_all; /* as in lane_scratch, every rule */
     int32_t num_inner_all, num_outer_all;
     const int32_t *const *lut; /* per rule: its table's lookup */
     int64_t (*vstride)[PN_SPACE_MAX_VOICES];
     int32_t *first_row; /* per rule: its first row */
-    int32_t *inner;     /* the rules whose window has the last voice ... */
-    int32_t num_inner;
-    int32_t *outer; /* ... and the others */
-    int32_t num_outer;
-    int64_t *base; /* scratch: per rule, the lookup offset of the upper voices */
-    /* scratch of one run of the last voice, per inner rule: its lookup at
-     * the run's start, the lookup's step, and its values (v at its first row) */
-    const int32_t **run_lut;
-    int64_t *run_stride;
-    const double **run_row;
+    lane_scratch lane[PN_ROW_SUMS_LANES];
 };
 
 /* One run of the last voice, one value per row: out[j] = up + the inner
  * rules' values at step j. */
-static void sums1(const pn_feature_sums *s, int32_t ni, double up, int64_t run, double *out)
+static void sums1(const lane_scratch *s, int32_t ni, double up, int64_t run, double *out)
 {
     const int32_t *const *lut = s->run_lut;
     const int64_t *st = s->run_stride;
@@ -51,7 +57,7 @@ static void sums1(const pn_feature_sums *s, int32_t ni, double up, int64_t run, 
 }
 
 /* The same with two values per row, interleaved. */
-static void sums2(const pn_feature_sums *s, int32_t ni, double up0, double up1, int64_t run,
+static void sums2(const lane_scratch *s, int32_t ni, double up0, double up1, int64_t run,
                   double *out)
 {
     const int32_t *const *lut = s->run_lut;
@@ -95,17 +101,22 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
     const int32_t **lut = malloc((size_t)K * sizeof *lut);
     s->vstride = malloc((size_t)K * sizeof *s->vstride);
     s->first_row = malloc((size_t)K * sizeof *s->first_row);
-    s->inner = malloc((size_t)K * sizeof *s->inner);
-    s->outer = malloc((size_t)K * sizeof *s->outer);
     s->inner_all = malloc((size_t)K * sizeof *s->inner_all);
     s->outer_all = malloc((size_t)K * sizeof *s->outer_all);
-    s->base = malloc((size_t)K * sizeof *s->base);
-    s->run_lut = malloc((size_t)K * sizeof *s->run_lut);
-    s->run_stride = malloc((size_t)K * sizeof *s->run_stride);
-    s->run_row = malloc((size_t)K * sizeof *s->run_row);
+    int lanes_ok = 1;
+    for (int l = 0; l < PN_ROW_SUMS_LANES; ++l) {
+        lane_scratch *ls = &s->lane[l];
+        ls->inner = malloc((size_t)K * sizeof *ls->inner);
+        ls->outer = malloc((size_t)K * sizeof *ls->outer);
+        ls->base = malloc((size_t)K * sizeof *ls->base);
+        ls->run_lut = malloc((size_t)K * sizeof *ls->run_lut);
+        ls->run_stride = malloc((size_t)K * sizeof *ls->run_stride);
+        ls->run_row = malloc((size_t)K * sizeof *ls->run_row);
+        lanes_ok &=
+            ls->inner && ls->outer && ls->base && ls->run_lut && ls->run_stride && ls->run_row;
+    }
     s->lut = lut;
-    if (!lut || !s->vstride || !s->first_row || !s->inner || !s->outer || !s->base || !s->run_lut ||
-        !s->run_stride || !s->run_row || !s->inner_all || !s->outer_all) {
+    if (!lut || !s->vstride || !s->first_row || !lanes_ok || !s->inner_all || !s->outer_all) {
         pn_feature_sums_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "feature sums: out of memory");
     }
@@ -132,14 +143,17 @@ void pn_feature_sums_free(pn_feature_sums *s)
     free((void *)(uintptr_t)s->lut);
     free(s->vstride);
     free(s->first_row);
-    free(s->inner);
-    free(s->outer);
     free(s->inner_all);
     free(s->outer_all);
-    free(s->base);
-    free((void *)(uintptr_t)s->run_lut);
-    free(s->run_stride);
-    free((void *)(uintptr_t)s->run_row);
+    for (int l = 0; l < PN_ROW_SUMS_LANES; ++l) {
+        lane_scratch *ls = &s->lane[l];
+        free(ls->inner);
+        free(ls->outer);
+        free(ls->base);
+        free((void *)(uintptr_t)ls->run_lut);
+        free(ls->run_stride);
+        free((void *)(uintptr_t)ls->run_row);
+    }
     free(s);
 }
 
@@ -155,18 +169,20 @@ static void upper_bases(const pn_feature_sums *s, const int *digit, int64_t *bas
     }
 }
 
-int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv,
-                            int64_t first, int64_t count, const double *lower, const double *cut,
-                            int32_t *at, double *out)
+int64_t pn_feature_sums_run(pn_feature_sums *fs, int lane, const unsigned char *kept,
+                            const double *v, int nv, int64_t first, int64_t count,
+                            const double *lower, const double *cut, int32_t *at, double *out)
 {
+    const pn_feature_sums *s = fs;
+    lane_scratch *ls = &fs->lane[lane];
     /* the kept rules only: a dropped rule adds nothing */
-    s->num_inner = s->num_outer = 0;
+    ls->num_inner = ls->num_outer = 0;
     for (int32_t q = 0; q < s->num_inner_all; ++q)
         if (!kept || kept[s->inner_all[q]])
-            s->inner[s->num_inner++] = s->inner_all[q];
+            ls->inner[ls->num_inner++] = s->inner_all[q];
     for (int32_t q = 0; q < s->num_outer_all; ++q)
         if (!kept || kept[s->outer_all[q]])
-            s->outer[s->num_outer++] = s->outer_all[q];
+            ls->outer[ls->num_outer++] = s->outer_all[q];
     const int k = s->space.num_voices, last = k - 1;
     int digit[PN_SPACE_MAX_VOICES], radix[PN_SPACE_MAX_VOICES];
     for (int i = 0; i < k; ++i)
@@ -176,20 +192,20 @@ int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const
         digit[i] = (int)(x % radix[i]);
         x /= radix[i];
     }
-    int64_t *base = s->base;
+    int64_t *base = ls->base;
     upper_bases(s, digit, base);
     /* the bound: what the rules with the last voice add at least */
     const int skip = lower && cut;
     double inner_low[2] = {0.0, 0.0};
-    for (int32_t q = 0; skip && q < s->num_inner; ++q)
+    for (int32_t q = 0; skip && q < ls->num_inner; ++q)
         for (int c = 0; c < nv; ++c)
-            inner_low[c] += lower[(int64_t)s->inner[q] * nv + c];
+            inner_low[c] += lower[(int64_t)ls->inner[q] * nv + c];
     int64_t i = 0, done = 0;
     while (i < count) {
         /* the rules without the last voice, once for this run of it */
         double up0 = 0.0, up1 = 0.0;
-        for (int32_t o = 0; o < s->num_outer; ++o) {
-            const int32_t r = s->outer[o];
+        for (int32_t o = 0; o < ls->num_outer; ++o) {
+            const int32_t r = ls->outer[o];
             const int64_t row = s->first_row[r] + s->lut[r][base[r]];
             up0 += v[row * nv];
             if (nv == 2)
@@ -200,17 +216,17 @@ int64_t pn_feature_sums_run(pn_feature_sums *s, const unsigned char *kept, const
         if (!(skip && up0 + inner_low[0] >= cut[0] && (nv == 1 || up1 + inner_low[1] >= cut[1]))) {
             /* the inner rules' entries for this run: consecutive steps of
              * the last voice move each lookup by its stride */
-            const int32_t ni = s->num_inner;
+            const int32_t ni = ls->num_inner;
             for (int32_t q = 0; q < ni; ++q) {
-                const int32_t r = s->inner[q];
-                s->run_lut[q] = s->lut[r] + base[r] + (int64_t)digit[last] * s->vstride[r][last];
-                s->run_stride[q] = s->vstride[r][last];
-                s->run_row[q] = v + (int64_t)s->first_row[r] * nv;
+                const int32_t r = ls->inner[q];
+                ls->run_lut[q] = s->lut[r] + base[r] + (int64_t)digit[last] * s->vstride[r][last];
+                ls->run_stride[q] = s->vstride[r][last];
+                ls->run_row[q] = v + (int64_t)s->first_row[r] * nv;
             }
             if (nv == 1)
-                sums1(s, ni, up0, run, out + done);
+                sums1(ls, ni, up0, run, out + done);
             else
-                sums2(s, ni, up0, up1, run, out + 2 * done);
+                sums2(ls, ni, up0, up1, run, out + 2 * done);
             for (int64_t j = 0; at && j < run; ++j)
                 at[done + j] = (int32_t)(i + j);
             done += run;

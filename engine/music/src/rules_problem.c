@@ -10,11 +10,11 @@
 
 #include "parnassus/deoverlap.h"
 
-static int64_t run_row_sums(void *ctx, const unsigned char *kept, const double *v, int nv,
+static int64_t run_row_sums(void *ctx, int lane, const unsigned char *kept, const double *v, int nv,
                             int64_t first, int64_t count, const pn_row_sums_bound *bound,
                             int32_t *at, double *out)
 {
-    return pn_feature_sums_run(ctx, kept, v, nv, first, count, bound ? bound->lower : NULL,
+    return pn_feature_sums_run(ctx, lane, kept, v, nv, first, count, bound ? bound->lower : NULL,
                                bound ? bound->cut : NULL, at, out);
 }
 

@@ -1,4 +1,5 @@
 #include "pstep.h"
+#include "helper.h"
 #include "pstep_internal.h"
 
 #include <math.h>
@@ -9,7 +10,7 @@
 
 /* LOOSE_NEWTON: Newton steps of a round that pricing will follow anyway;
  * MID_ADD: groups a round must add to be solved only to MID_TOL first. */
-enum { MAX_ROUNDS = 200, MIN_ADD = 1024, LOOSE_NEWTON = 4, MID_ADD = 64 };
+enum { MAX_ROUNDS = 200, LOOSE_NEWTON = 4, MID_ADD = 64 };
 
 /* Most groups the pool of earlier supports holds. */
 enum { POOL_CAP = 1 << 16 };
@@ -44,12 +45,43 @@ int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums)
     bytes = pn_bytes_add(bytes, pn_bytes_mul(ws_cap, 4 * k + 8));
     bytes = pn_bytes_add(bytes, pool_cap * 4);
     bytes = pn_bytes_add(bytes, k * (1 + 1 + 4 + 4 + 1 + (has_row_sums ? 16 : 0)));
-    if (has_row_sums)
-        bytes = pn_bytes_add(bytes, PN_PSTEP_BLOCK * (2 * 8 + 4));
+    if (has_row_sums) {
+        /* every lane: candidates (cand, cand_t, kappa), block sums and
+         * positions, a helper (its stack is the system's, not counted) */
+        const int64_t lane = pn_bytes_add(pn_bytes_mul(pn_pstep_lane_capacity(m, G), 4 + 8 + 8),
+                                          PN_PSTEP_BLOCK * (2 * 8 + 4) + 1024);
+        bytes = pn_bytes_add(bytes, pn_bytes_mul(lane, PN_PSTEP_LANES));
+    }
     return bytes;
 }
 
-pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info)
+/* The lanes of the structured passes (threads of them) and the helpers
+ * of lanes 1 .. threads - 1. */
+static pn_error create_lanes(pn_pstep *ps, int threads, pn_error_info *info)
+{
+    const int64_t cap = pn_pstep_lane_capacity(ps->m, ps->num_groups);
+    for (int l = 0; l < threads; ++l) {
+        pn_price_lane *lane = &ps->lane[l];
+        lane->ps = ps;
+        lane->index = l;
+        lane->cand = malloc((size_t)cap * sizeof *lane->cand);
+        lane->cand_t = malloc((size_t)cap * sizeof *lane->cand_t);
+        lane->kappa = malloc((size_t)cap * sizeof *lane->kappa);
+        lane->block_at = malloc(PN_PSTEP_BLOCK * sizeof *lane->block_at);
+        lane->block_sums = malloc(2 * PN_PSTEP_BLOCK * sizeof *lane->block_sums);
+        if (!lane->cand || !lane->cand_t || !lane->kappa || !lane->block_at || !lane->block_sums)
+            return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step's lanes");
+        if (l > 0) {
+            pn_error err = pn_helper_create(&ps->helper[l - 1], info);
+            if (err != PN_OK)
+                return err;
+        }
+        ps->lanes = l + 1;
+    }
+    return PN_OK;
+}
+
+pn_error pn_pstep_create(const pn_problem *prob, int threads, pn_pstep **out, pn_error_info *info)
 {
     const int32_t m = prob->num_rows, K = prob->num_rules;
     const int64_t G = prob->num_groups;
@@ -95,8 +127,6 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
     if (prob->row_sums.run) {
         ps->row_sums = &prob->row_sums;
         ps->row_values = malloc(2 * mm * sizeof(double));
-        ps->block_sums = malloc(2 * PN_PSTEP_BLOCK * sizeof(double));
-        ps->block_at = malloc(PN_PSTEP_BLOCK * sizeof(int32_t));
         ps->first_member = malloc(g);
         ps->row_lower = malloc(2 * k * sizeof(double));
     }
@@ -119,13 +149,14 @@ pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *
         !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
         !ps->y_act || !ps->linsys || !ps->pair || !ps->memo_w || !ps->memo_b || !ps->pool ||
         !ps->in_pool || !ps->identity_kept || !ps->ws_cols || !ps->ws_c ||
-        (ps->row_sums && (!ps->row_values || !ps->block_sums || !ps->block_at ||
-                          !ps->first_member || !ps->row_lower))) {
+        (ps->row_sums && (!ps->row_values || !ps->first_member || !ps->row_lower))) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
                        (int)m, (long long)G);
     }
     pn_error err = pn_merge_workspace_create(prob, &ps->merge, info);
+    if (err == PN_OK)
+        err = ps->row_sums ? create_lanes(ps, threads, info) : PN_OK;
     if (err != PN_OK) {
         pn_pstep_free(ps);
         return err;
@@ -138,29 +169,57 @@ void pn_pstep_free(pn_pstep *ps)
 {
     if (!ps)
         return;
+    for (int l = 0; l < PN_PSTEP_LANES; ++l) {
+        if (l > 0)
+            pn_helper_free(ps->helper[l - 1]);
+        free(ps->lane[l].cand);
+        free(ps->lane[l].cand_t);
+        free(ps->lane[l].kappa);
+        free(ps->lane[l].block_at);
+        free(ps->lane[l].block_sums);
+    }
     pn_merge_workspace_free(ps->merge);
     pn_linsys_free(ps->linsys);
-    void *owned[] = {ps->rule_kept,    ps->row_in_kept,
-                     ps->merged_of,    ps->merged_weight,
-                     ps->member_start, ps->members,
-                     ps->carry,        ps->act_rule,
-                     ps->act_first,    ps->act_full,
-                     ps->act_row,      ps->row_act,
-                     ps->passive,      ps->cols,
-                     ps->nu,           ps->ws,
-                     ps->in_ws,        ps->t,
-                     ps->qt,           ps->center,
-                     ps->kappa,        ps->support,
-                     ps->cand,         ps->cand_t,
-                     ps->nu_act,       ps->nu_try,
-                     ps->grad,         ps->dir,
-                     ps->y_act,        ps->pair,
-                     ps->memo_w,       ps->memo_b,
-                     ps->cols16,       ps->pool,
-                     ps->in_pool,      ps->row_values,
-                     ps->block_sums,   ps->identity_kept,
-                     ps->block_at,     ps->first_member,
-                     ps->row_lower,    ps->ws_cols,
+    void *owned[] = {ps->rule_kept,
+                     ps->row_in_kept,
+                     ps->merged_of,
+                     ps->merged_weight,
+                     ps->member_start,
+                     ps->members,
+                     ps->carry,
+                     ps->act_rule,
+                     ps->act_first,
+                     ps->act_full,
+                     ps->act_row,
+                     ps->row_act,
+                     ps->passive,
+                     ps->cols,
+                     ps->nu,
+                     ps->ws,
+                     ps->in_ws,
+                     ps->t,
+                     ps->qt,
+                     ps->center,
+                     ps->kappa,
+                     ps->support,
+                     ps->cand,
+                     ps->cand_t,
+                     ps->nu_act,
+                     ps->nu_try,
+                     ps->grad,
+                     ps->dir,
+                     ps->y_act,
+                     ps->pair,
+                     ps->memo_w,
+                     ps->memo_b,
+                     ps->cols16,
+                     ps->pool,
+                     ps->in_pool,
+                     ps->row_values,
+                     ps->identity_kept,
+                     ps->first_member,
+                     ps->row_lower,
+                     ps->ws_cols,
                      ps->ws_c};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
         free(owned[i]);
@@ -283,7 +342,7 @@ static void drop_unsupported(pn_pstep *ps)
 static pn_outcome solve_dual(pn_pstep *ps, const double *b, const double *w, double lambda,
                              double tol, int max_newton, int skip_first, int certify, int cold)
 {
-    const int64_t max_add = ps->m_act * 2 > MIN_ADD ? (int64_t)ps->m_act * 2 : MIN_ADD;
+    const int64_t max_add = pn_pstep_max_add(ps->m_act);
     int exact = 0; /* the last restricted solve met tol */
     int was_loose = 0;
     for (int round = 0; round < MAX_ROUNDS; ++round) {
@@ -438,7 +497,7 @@ static void start_dual(pn_pstep *ps, const double *b, const double *w, double la
     }
     if (!ps->have_dual)
         pn_pstep_clear_working_set(ps);
-    if (ps->J <= 4 * MIN_ADD) {
+    if (ps->J <= 4 * PN_PSTEP_MIN_ADD) {
         /* small problems: every group in the working set, no pricing */
         for (int64_t j = 0; j < ps->J; ++j)
             if (!ps->in_ws[j]) {
@@ -449,8 +508,9 @@ static void start_dual(pn_pstep *ps, const double *b, const double *w, double la
         /* after new targets the groups near the last support help the
          * first rounds; for new weights on the same targets (the
          * alternation's later p-steps) the support is the start */
-        compact_working_set(ps, ps->targets_moved || restart ? 4 * ps->support_count + 4 * MIN_ADD
-                                                             : ps->support_count);
+        compact_working_set(ps, ps->targets_moved || restart
+                                    ? 4 * ps->support_count + 4 * PN_PSTEP_MIN_ADD
+                                    : ps->support_count);
     }
 }
 

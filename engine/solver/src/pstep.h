@@ -53,6 +53,37 @@
 
 enum { PN_PSTEP_BLOCK = 2048 }; /* groups per call of the row sums */
 
+/* Most lanes a pass over all groups is split into (problem.h's row sums
+ * allow that many at once). */
+enum { PN_PSTEP_LANES = PN_ROW_SUMS_LANES };
+
+/* Pricing adds at most max(2 m_act, PN_PSTEP_MIN_ADD) groups a round and
+ * gathers PN_PSTEP_CAND_SLACK times that many candidates before it prunes
+ * them. */
+enum { PN_PSTEP_MIN_ADD = 1024, PN_PSTEP_CAND_SLACK = 4 };
+
+struct pn_helper;
+struct pn_pstep;
+
+/* One lane of a structured pass over all groups (pstep_pricing.c): lane l
+ * of n takes the blocks of PN_PSTEP_BLOCK raw inputs numbered l, l + n,
+ * l + 2n, ... (so that lanes share the runs the bound skips evenly), and
+ * keeps what it finds in buffers of its own, so that lanes run at the same
+ * time. Lane 0 is the calling thread's. */
+typedef struct pn_price_lane {
+    struct pn_pstep *ps;
+    int index;
+    int32_t *cand; /* cap (pn_pstep_lane_capacity): candidates, in input order */
+    double *cand_t;
+    double *kappa; /* cap: pruning's scratch */
+    int64_t found;
+    int64_t next;       /* merging: the next candidate to take */
+    double gmin;        /* the certifying pass's least gradient */
+    int32_t *block_at;  /* PN_PSTEP_BLOCK: which inputs of a block were summed */
+    double *block_sums; /* 2 PN_PSTEP_BLOCK: their sums */
+    pn_row_sums_bound bound;
+} pn_price_lane;
+
 typedef struct pn_pstep {
     int32_t m, num_rules;
     int64_t num_groups;
@@ -95,11 +126,17 @@ typedef struct pn_pstep {
     int structured;
     int identity;
     double *row_values;          /* 2 m: a value (or two, interleaved) per global row */
-    double *block_sums;          /* 2 PN_PSTEP_BLOCK: the sums of one block of groups */
-    int32_t *block_at;           /* PN_PSTEP_BLOCK: which inputs of the block were summed */
     unsigned char *first_member; /* K' (structured, merged): the input is its group's first */
     double *row_lower;           /* 2 K: each rule's least row value (the passes' bound) */
-    pn_row_sums_bound bound;
+    /* the structured passes split into `lanes` lanes, lane l > 0 run by
+     * helper[l - 1]; and the pass they share: values per row, the
+     * threshold, the most groups added */
+    int lanes;
+    pn_price_lane lane[PN_PSTEP_LANES];
+    struct pn_helper *helper[PN_PSTEP_LANES - 1];
+    int pass_lanes, pass_nv;
+    double pass_threshold, pass_lambda;
+    int64_t pass_max_add;
     pn_merge_workspace *merge;
     /* dual state (global rows) for warm starts */
     double *nu; /* m */
@@ -173,10 +210,14 @@ static inline int64_t pn_pstep_hessian_bytes(int64_t m)
 enum { PN_PSTEP_POLLED_FACTOR = PN_CHOLESKY_POLLED_ORDER };
 int pn_pstep_factorise(pn_pstep *ps, double *a, int n);
 
-/* Bytes pn_pstep_create() allocates for m rows, K rules, G groups. */
+/* Bytes pn_pstep_create() allocates for m rows, K rules, G groups (with
+ * every lane a structured pass can have). */
 int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums);
 
-pn_error pn_pstep_create(const pn_problem *prob, pn_pstep **out, pn_error_info *info);
+/* threads (1 .. PN_PSTEP_LANES): how many threads share the passes over
+ * all groups when the problem has row sums (the caller's and threads - 1
+ * helpers, started here). The solution does not depend on it. */
+pn_error pn_pstep_create(const pn_problem *prob, int threads, pn_pstep **out, pn_error_info *info);
 void pn_pstep_free(pn_pstep *ps);
 
 /* Forgets the dual and the working set (the next solve starts cold). */

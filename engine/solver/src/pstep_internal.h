@@ -7,6 +7,20 @@
 
 #include "pstep.h"
 
+/* The most groups a pricing round adds. */
+static inline int64_t pn_pstep_max_add(int32_t m_act)
+{
+    return (int64_t)m_act * 2 > PN_PSTEP_MIN_ADD ? (int64_t)m_act * 2 : PN_PSTEP_MIN_ADD;
+}
+
+/* Candidates a lane of a pass over all groups may hold at once (at most
+ * PN_PSTEP_CAND_SLACK rounds' worth, and never more than G). */
+static inline int64_t pn_pstep_lane_capacity(int32_t m, int64_t G)
+{
+    const int64_t cap = PN_PSTEP_CAND_SLACK * pn_pstep_max_add(m);
+    return cap < G ? cap : G;
+}
+
 /* Sum of the row multipliers over group j's rows (passive rows hold 0). */
 static inline double group_sum(const pn_pstep *ps, int64_t j, const double *nu)
 {

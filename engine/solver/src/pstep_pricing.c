@@ -4,10 +4,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "helper.h"
 #include "pstep_internal.h"
 
 /* Pricing's candidate list, in multiples of max_add. */
-enum { CAND_SLACK = 4 };
+enum { CAND_SLACK = PN_PSTEP_CAND_SLACK };
 
 /* Value below which the `count`-th largest of v lies (quickselect on a
  * copy in place; v is reordered). */
@@ -85,20 +86,22 @@ static inline void sum_rows_pair(const int32_t *col, int32_t k, const double *v,
  * Pricing calls this whenever CAND_SLACK * max_add candidates have
  * gathered, so that far from the optimum, when most groups violate, the
  * selection works on a short list instead of all K' groups; the groups
- * finally added are the same. Returns the number kept (max_add). */
-static int64_t prune_candidates(pn_pstep *ps, int64_t n, int64_t max_add, double *bar)
+ * finally added are the same. kappa is scratch for n values. Returns the
+ * number kept (max_add). */
+static int64_t prune_candidates(int32_t *cand, double *cand_t, double *kappa, int64_t n,
+                                int64_t max_add, double *bar)
 {
-    memcpy(ps->kappa, ps->cand_t, (size_t)n * sizeof *ps->kappa);
-    const double cut = kth_largest(ps->kappa, n, max_add);
+    memcpy(kappa, cand_t, (size_t)n * sizeof *kappa);
+    const double cut = kth_largest(kappa, n, max_add);
     int64_t ties = max_add;
     for (int64_t c = 0; c < n; ++c)
-        ties -= ps->cand_t[c] > cut;
+        ties -= cand_t[c] > cut;
     int64_t out = 0;
     for (int64_t c = 0; c < n; ++c) {
-        const double t = ps->cand_t[c];
+        const double t = cand_t[c];
         if (t > cut || (t == cut && ties-- > 0)) {
-            ps->cand[out] = ps->cand[c];
-            ps->cand_t[out++] = t;
+            cand[out] = cand[c];
+            cand_t[out++] = t;
         }
     }
     *bar = cut;
@@ -106,25 +109,21 @@ static int64_t prune_candidates(pn_pstep *ps, int64_t n, int64_t max_add, double
 }
 
 /* Adds the max_add largest of the n candidates (cand, cand_t) to the
- * working set. Returns the number added. */
+ * working set, the earliest among equals, in their order (the same groups
+ * however the candidates were gathered and pruned on the way). Returns
+ * the number added. */
 static int64_t add_candidates(pn_pstep *ps, int64_t n, int64_t max_add)
 {
-    double cut = -INFINITY;
     if (n > max_add) {
-        /* keep the max_add largest: find the cut on a copy in kappa */
-        memcpy(ps->kappa, ps->cand_t, (size_t)n * sizeof *ps->kappa);
-        cut = kth_largest(ps->kappa, n, max_add);
+        double bar;
+        n = prune_candidates(ps->cand, ps->cand_t, ps->kappa, n, max_add, &bar);
     }
-    int64_t added = 0;
-    for (int64_t c = 0; c < n && added < max_add; ++c) {
-        if (ps->cand_t[c] < cut)
-            continue;
+    for (int64_t c = 0; c < n; ++c) {
         const int32_t j = ps->cand[c];
         ps->in_ws[j] = 1;
         ps->ws[ps->ws_count++] = j;
-        ++added;
     }
-    return added;
+    return n;
 }
 
 /* Sum of v over a group's k rows given as 16-bit indices (see sum_rows). */
@@ -213,16 +212,17 @@ static void spread_rows(pn_pstep *ps, const double *src, int nv)
  * nv = 2, for gradients below gmin): runs of inputs whose sums cannot get
  * there are skipped. NULL when the proximal centres are not 0 (a centre
  * can make any group violate). */
-static const pn_row_sums_bound *pass_bound(pn_pstep *ps, double bar, double gmin)
+static const pn_row_sums_bound *pass_bound(const pn_pstep *ps, pn_price_lane *lane, double bar,
+                                           double gmin)
 {
     if (!ps->center_zero)
         return NULL;
-    ps->bound.lower = ps->row_lower;
+    lane->bound.lower = ps->row_lower;
     /* t_j = c_j (mu - s_j) <= bar when s_j >= mu - bar / c_j; c_j >= 1
      * and bar > 0, so mu - bar serves when every c_j is 1, mu otherwise */
-    ps->bound.cut[0] = ps->identity ? ps->mu - bar : ps->mu;
-    ps->bound.cut[1] = gmin; /* g_j = its row sum (no centre) */
-    return &ps->bound;
+    lane->bound.cut[0] = ps->identity ? ps->mu - bar : ps->mu;
+    lane->bound.cut[1] = gmin; /* g_j = its row sum (no centre) */
+    return &lane->bound;
 }
 
 /* The merged group of raw input x in a structured pass, or -1 when x is
@@ -232,38 +232,111 @@ static inline int32_t group_at(const pn_pstep *ps, int64_t x)
     return ps->identity ? (int32_t)x : ps->first_member[x] ? ps->merged_of[x] : -1;
 }
 
-/* price() over all groups through the row sums (ps->structured). */
-static int64_t price_structured(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
+/* One lane's share of a structured pass (a pn_helper_job): the groups
+ * outside the working set whose t_j exceeds the pass's threshold become
+ * candidates, the largest CAND_SLACK * max_add at most; with two values
+ * per row (the certifying pass) it also lowers lane->gmin to the least
+ * gradient. Reads the p-step, writes only the lane. */
+static void lane_pass(void *arg)
 {
-    spread_rows(ps, nu, 1);
-    const double mu = ps->mu;
-    const int64_t cap = CAND_SLACK * max_add;
+    pn_price_lane *lane = arg;
+    const pn_pstep *ps = lane->ps;
+    const int nv = ps->pass_nv;
+    const double mu = ps->mu, lambda = ps->pass_lambda;
+    const int64_t max_add = ps->pass_max_add, cap = CAND_SLACK * max_add;
     const int zero = ps->center_zero;
-    const int64_t n = ps->num_groups;
-    const double *sums = ps->block_sums;
-    const int32_t *at = ps->block_at;
-    double bar = threshold;
+    const double *sums = lane->block_sums;
+    const int32_t *at = lane->block_at;
+    const int64_t n = ps->num_groups, stride = (int64_t)ps->pass_lanes * PN_PSTEP_BLOCK;
+    double bar = ps->pass_threshold, gmin = lane->gmin;
     int64_t found = 0;
-    for (int64_t first = 0; first < n; first += PN_PSTEP_BLOCK) {
+    for (int64_t first = (int64_t)lane->index * PN_PSTEP_BLOCK; first < n; first += stride) {
         const int64_t count = n - first < PN_PSTEP_BLOCK ? n - first : PN_PSTEP_BLOCK;
-        const int64_t got =
-            ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 1, first, count,
-                              pass_bound(ps, bar, INFINITY), ps->block_at, ps->block_sums);
+        const int64_t got = ps->row_sums->run(
+            ps->row_sums->ctx, lane->index, ps->rule_kept, ps->row_values, nv, first, count,
+            pass_bound(ps, lane, bar, nv == 2 ? gmin : INFINITY), lane->block_at, lane->block_sums);
         for (int64_t i = 0; i < got; ++i) {
             const int32_t j = group_at(ps, first + at[i]);
             if (j < 0)
                 continue;
             const double c = ps->identity ? 1.0 : (double)ps->merged_weight[j];
-            const double t = (zero ? 0.0 : ps->center[j]) + c * (mu - sums[i]);
-            if (t > bar && !ps->in_ws[j]) {
-                ps->cand[found] = j;
-                ps->cand_t[found++] = t;
+            const double r = zero ? 0.0 : ps->center[j];
+            const double t = r + c * (mu - sums[nv * i]);
+            if (nv == 2) {
+                const double g = (zero ? 0.0 : -2.0 * lambda * r / c) + sums[2 * i + 1];
+                if (!(t > bar || g < gmin) || ps->in_ws[j])
+                    continue;
+                gmin = g < gmin ? g : gmin;
+            } else if (ps->in_ws[j]) {
+                continue;
+            }
+            if (t > bar) {
+                lane->cand[found] = j;
+                lane->cand_t[found++] = t;
                 if (found == cap)
-                    found = prune_candidates(ps, found, max_add, &bar);
+                    found = prune_candidates(lane->cand, lane->cand_t, lane->kappa, found, max_add,
+                                             &bar);
             }
         }
     }
-    return add_candidates(ps, found, max_add);
+    lane->found = found;
+    lane->gmin = gmin;
+}
+
+/* Joins the lanes' candidates into (ps->cand, ps->cand_t) in input
+ * order: each lane's are in input order, and merged groups are numbered
+ * in the order of their first inputs, so the smallest group id comes
+ * first. Returns how many. */
+static int64_t merge_lanes(pn_pstep *ps, int lanes)
+{
+    int64_t out = 0;
+    for (int l = 0; l < lanes; ++l)
+        ps->lane[l].next = 0;
+    for (;;) {
+        pn_price_lane *from = NULL;
+        for (int l = 0; l < lanes; ++l) {
+            pn_price_lane *lane = &ps->lane[l];
+            if (lane->next < lane->found &&
+                (!from || lane->cand[lane->next] < from->cand[from->next]))
+                from = lane;
+        }
+        if (!from)
+            return out;
+        ps->cand[out] = from->cand[from->next];
+        ps->cand_t[out++] = from->cand_t[from->next++];
+    }
+}
+
+/* A structured pass over all groups (ps->row_values spread for nv values
+ * per row), split into the p-step's lanes: the helpers pass over their
+ * blocks at the same time as the caller over its own; the candidates,
+ * joined in input order, are pruned to the max_add largest as one serial
+ * pass would (the same groups, the earliest among equals), and added.
+ * *gmin (nv = 2) comes in as the working set's least gradient and leaves
+ * as the least over all groups. */
+static int64_t structured_pass(pn_pstep *ps, int nv, double threshold, double lambda,
+                               int64_t max_add, double *gmin)
+{
+    const int64_t blocks = (ps->num_groups + PN_PSTEP_BLOCK - 1) / PN_PSTEP_BLOCK;
+    const int lanes = blocks < ps->lanes ? (int)(blocks > 0 ? blocks : 1) : ps->lanes;
+    ps->pass_lanes = lanes;
+    ps->pass_nv = nv;
+    ps->pass_threshold = threshold;
+    ps->pass_lambda = lambda;
+    ps->pass_max_add = max_add;
+    for (int l = 0; l < lanes; ++l)
+        ps->lane[l].gmin = nv == 2 ? *gmin : INFINITY;
+    for (int l = 1; l < lanes; ++l)
+        pn_helper_start(ps->helper[l - 1], lane_pass, &ps->lane[l]);
+    lane_pass(&ps->lane[0]);
+    double least = ps->lane[0].gmin;
+    for (int l = 1; l < lanes; ++l) {
+        pn_helper_wait(ps->helper[l - 1]);
+        least = ps->lane[l].gmin < least ? ps->lane[l].gmin : least;
+    }
+    if (nv == 2)
+        *gmin = least;
+    return add_candidates(ps, merge_lanes(ps, lanes), max_add);
 }
 
 /* Prices every group outside the working set at (nu, mu) and adds the
@@ -280,8 +353,10 @@ int64_t pn_pstep_price(pn_pstep *ps, const double *nu, double threshold, int64_t
         ps->ws_count = 0;
         ps->ws_synced = 0;
     }
-    if (ps->structured)
-        return price_structured(ps, nu, threshold, max_add);
+    if (ps->structured) {
+        spread_rows(ps, nu, 1);
+        return structured_pass(ps, 1, threshold, 0.0, max_add, NULL);
+    }
     const double mu = ps->mu;
     const int64_t cap = CAND_SLACK * max_add;
     const int zero = ps->center_zero;
@@ -296,7 +371,7 @@ int64_t pn_pstep_price(pn_pstep *ps, const double *nu, double threshold, int64_t
             ps->cand[n] = (int32_t)j;
             ps->cand_t[n++] = t;
             if (n == cap)
-                n = prune_candidates(ps, n, max_add, &bar);
+                n = prune_candidates(ps->cand, ps->cand_t, ps->kappa, n, max_add, &bar);
         }
     }
     return add_candidates(ps, n, max_add);
@@ -320,7 +395,7 @@ int64_t pn_pstep_price_pool(pn_pstep *ps, const double *nu, double threshold, in
             ps->cand[n] = j;
             ps->cand_t[n++] = t;
             if (n == cap)
-                n = prune_candidates(ps, n, max_add, &bar);
+                n = prune_candidates(ps->cand, ps->cand_t, ps->kappa, n, max_add, &bar);
         }
     }
     return add_candidates(ps, n, max_add);
@@ -382,36 +457,10 @@ int64_t pn_pstep_price_certify(pn_pstep *ps, const double *nu, double threshold,
     int64_t n = 0;
     if (ps->structured) {
         spread_rows(ps, pair, 2);
-        const int64_t groups = ps->num_groups;
-        const double *sums = ps->block_sums;
-        const int32_t *at = ps->block_at;
-        for (int64_t first = 0; first < groups; first += PN_PSTEP_BLOCK) {
-            const int64_t count = groups - first < PN_PSTEP_BLOCK ? groups - first : PN_PSTEP_BLOCK;
-            const int64_t got =
-                ps->row_sums->run(ps->row_sums->ctx, ps->rule_kept, ps->row_values, 2, first, count,
-                                  pass_bound(ps, bar, gmin), ps->block_at, ps->block_sums);
-            for (int64_t i = 0; i < got; ++i) {
-                const int32_t j = group_at(ps, first + at[i]);
-                if (j < 0)
-                    continue;
-                const double c = ps->identity ? 1.0 : (double)ps->merged_weight[j];
-                const double r = zero ? 0.0 : ps->center[j];
-                const double t = r + c * (mu - sums[2 * i]);
-                const double g = (zero ? 0.0 : -2.0 * lambda * r / c) + sums[2 * i + 1];
-                if (!(t > bar || g < gmin) || ps->in_ws[j])
-                    continue;
-                if (t > bar) {
-                    ps->cand[n] = j;
-                    ps->cand_t[n++] = t;
-                    if (n == cap)
-                        n = prune_candidates(ps, n, max_add, &bar);
-                }
-                gmin = g < gmin ? g : gmin;
-            }
-        }
+        const int64_t added = structured_pass(ps, 2, threshold, lambda, max_add, &gmin);
         *kkt = gmax_support - gmin;
         *gap = dot - gmin;
-        return add_candidates(ps, n, max_add);
+        return added;
     }
     for (int64_t j = 0; j < ps->J; ++j) {
         if (ps->in_ws[j])
@@ -424,7 +473,7 @@ int64_t pn_pstep_price_certify(pn_pstep *ps, const double *nu, double threshold,
             ps->cand[n] = (int32_t)j;
             ps->cand_t[n++] = t;
             if (n == cap)
-                n = prune_candidates(ps, n, max_add, &bar);
+                n = prune_candidates(ps->cand, ps->cand_t, ps->kappa, n, max_add, &bar);
         }
         const double g = -2.0 * lambda * r / c + sg;
         gmin = g < gmin ? g : gmin;

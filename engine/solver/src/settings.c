@@ -25,6 +25,7 @@ void pn_settings_default(pn_settings *s)
     s->admm_max_iter = 20000;
     s->admm_tol = 1e-12;
     s->max_memory = PN_DEFAULT_MAX_MEMORY;
+    s->threads = 2;
 }
 
 pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
@@ -67,6 +68,9 @@ pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
         return pn_fail(info, PN_ERR_INVALID, "w_method exact needs alpha < 1 (use admm)");
     if (!(s->admm_rho >= 0.0) || !isfinite(s->admm_rho))
         return pn_fail(info, PN_ERR_INVALID, "admm_rho must be finite and >= 0 (0 = automatic)");
+    if (s->threads < 1 || s->threads > PN_MAX_THREADS)
+        return pn_fail(info, PN_ERR_INVALID, "threads must be within [1, %d] (got %d)",
+                       (int)PN_MAX_THREADS, s->threads);
     if (s->max_memory < 1 || s->max_memory > PN_MAX_MEMORY_LIMIT)
         return pn_fail(info, PN_ERR_INVALID, "max_memory must be within [1, %lld] bytes (got %lld)",
                        (long long)PN_MAX_MEMORY_LIMIT, (long long)s->max_memory);

@@ -86,7 +86,7 @@ pn_error pn_solver_create(const pn_problem *prob, const pn_settings *settings, p
     }
     memcpy(s->b, prob->target, m * sizeof(double));
     s->prob.target = s->b;
-    err = pn_pstep_create(&s->prob, &s->pstep, info);
+    err = pn_pstep_create(&s->prob, settings->threads, &s->pstep, info);
     if (err != PN_OK) {
         pn_solver_free(s);
         return err;
@@ -132,6 +132,10 @@ pn_error pn_solver_update_settings(pn_solver *s, const pn_settings *settings, pn
     pn_error err = pn_settings_validate(settings, info);
     if (err != PN_OK)
         return err;
+    if (settings->threads != s->settings.threads)
+        return pn_fail(info, PN_ERR_INVALID,
+                       "threads is fixed when the solver is created (%d, asked for %d)",
+                       s->settings.threads, settings->threads);
     if (settings->seed != s->settings.seed)
         pn_rng_seed(&s->rng, settings->seed);
     s->settings = *settings;
