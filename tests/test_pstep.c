@@ -600,6 +600,13 @@ static void test_pstep_music_like(void **state)
     ts_seed(&rng, 35);
     pstats st = {0};
     pn_pstep *ps = NULL;
+    /* thread counts outside 1 .. PN_PSTEP_LANES are refused, naming them */
+    const int bad_threads[] = {0, -1, PN_PSTEP_LANES + 1};
+    for (size_t b = 0; b < sizeof bad_threads / sizeof bad_threads[0]; ++b) {
+        assert_int_equal(pn_pstep_create(prob, bad_threads[b], &ps, &info), PN_ERR_INVALID);
+        assert_null(ps);
+        assert_non_null(strstr(info.message, "threads"));
+    }
     assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
     double *w = malloc((size_t)prob->num_rows * sizeof *w);
     double *q = malloc((size_t)prob->num_groups * sizeof *q);

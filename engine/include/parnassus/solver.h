@@ -48,7 +48,8 @@ typedef int (*pn_progress_fn)(void *user, const pn_progress *progress);
  * groups, 1 .. PN_MAX_THREADS (problems with row sums only): the caller's
  * and threads - 1 helpers that pn_solver_create starts and pn_solver_free
  * joins. Fixed when the solver is created (pn_solver_update_settings
- * refuses another value); the solution is the same bit for bit for any. */
+ * refuses another value). The solution does not depend on it (see
+ * docs/engine.md for the one rounding case where it could). */
 enum { PN_MAX_THREADS = PN_ROW_SUMS_LANES };
 
 typedef struct pn_settings {

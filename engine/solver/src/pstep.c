@@ -85,6 +85,10 @@ pn_error pn_pstep_create(const pn_problem *prob, int threads, pn_pstep **out, pn
 {
     const int32_t m = prob->num_rows, K = prob->num_rules;
     const int64_t G = prob->num_groups;
+    *out = NULL;
+    if (threads < 1 || threads > PN_PSTEP_LANES)
+        return pn_fail(info, PN_ERR_INVALID, "threads must be within [1, %d] (got %d)",
+                       (int)PN_PSTEP_LANES, threads);
     pn_pstep *ps = calloc(1, sizeof *ps);
     if (!ps)
         return pn_fail(info, PN_ERR_NOMEM, "out of memory");
