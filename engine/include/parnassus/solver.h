@@ -72,7 +72,7 @@ typedef struct pn_settings {
     int admm_max_iter;       /*                                               (20000) */
     double admm_tol;         /* ADMM primal/dual residual tolerance           (1e-12) */
     int64_t max_memory;      /* bytes pn_solver_create may allocate (PN_DEFAULT_MAX_MEMORY) */
-    int threads;             /* sharing the passes over all groups, fixed at create (2) */
+    int threads;             /* sharing the passes over all groups, fixed at create (1) */
     pn_progress_fn progress; /* NULL: none                                 (NULL) */
     void *progress_user;
 } pn_settings;

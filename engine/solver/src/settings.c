@@ -25,7 +25,7 @@ void pn_settings_default(pn_settings *s)
     s->admm_max_iter = 20000;
     s->admm_tol = 1e-12;
     s->max_memory = PN_DEFAULT_MAX_MEMORY;
-    s->threads = 2;
+    s->threads = 1;
 }
 
 pn_error pn_settings_validate(const pn_settings *s, pn_error_info *info)
