@@ -24,10 +24,10 @@
 
 /* Every voice's pitch and the intervals between neighbours: every
  * sonority is a group of its own. Targets learned-like: peaked but
- * nowhere zero on the listed values. */
-static const char set_text[] =
+ * nowhere zero on the listed values. The voices' ranges are filled in. */
+static const char set_format[] =
     "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
-    "\"space\":{\"ranges\":[[64,71],[57,64],[50,57],[43,50]]},"
+    "\"space\":{\"ranges\":%s},"
     "\"rules\":["
     "{\"name\":\"s\",\"feature\":\"w(1)\",\"targets\":{\"64\":0.3,\"67\":0.4,\"69\":0.2,\"71\":0.1}"
     "},"
@@ -39,24 +39,11 @@ static const char set_text[] =
     "{\"name\":\"sa\",\"feature\":\"diff(w(2,1))\",\"targets\":{\"5\":0.3,\"7\":0.4,\"8\":0.3}}"
     "]}";
 
-/* The same rules over a space of 17^4 sonorities: cold passes there find
- * more violators than a lane holds before it prunes them. */
-static const char wide_text[] =
-    "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
-    "\"space\":{\"ranges\":[[60,75],[53,68],[46,61],[39,54]]},"
-    "\"rules\":["
-    "{\"name\":\"s\",\"feature\":\"w(1)\",\"targets\":{\"64\":0.3,\"67\":0.4,\"69\":0.2,\"71\":0.1}"
-    "},"
-    "{\"name\":\"a\",\"feature\":\"w(2)\",\"targets\":{\"59\":0.2,\"60\":0.5,\"62\":0.3}},"
-    "{\"name\":\"t\",\"feature\":\"w(3)\",\"targets\":{\"52\":0.3,\"55\":0.7}},"
-    "{\"name\":\"b\",\"feature\":\"w(4)\",\"targets\":{\"43\":0.4,\"48\":0.6}},"
-    "{\"name\":\"chord\",\"feature\":\"sort(mod12(rel(w(4,3,2,1))))\","
-    "\"targets\":{\"(0,4,7)\":0.6,\"(3,8,8)\":0.2,\"(0,4,9)\":0.2}},"
-    "{\"name\":\"sa\",\"feature\":\"diff(w(2,1))\",\"targets\":{\"5\":0.3,\"7\":0.4,\"8\":0.3}}"
-    "]}";
-
-static pn_rule_set *parse_set(const char *text)
+/* The rules over the given ranges (a JSON array of four [low, high]). */
+static pn_rule_set *parse_set(const char *ranges)
 {
+    char text[sizeof set_format + 64];
+    snprintf(text, sizeof text, set_format, ranges);
     pn_rule_set *rs = NULL;
     pn_error_info info = {PN_OK, ""};
     if (pn_rule_set_parse("t.json", text, strlen(text), &rs, &info) != PN_OK)
@@ -64,9 +51,17 @@ static pn_rule_set *parse_set(const char *text)
     return rs;
 }
 
+/* 9^4 sonorities. */
 static pn_rule_set *read_set(void)
 {
-    return parse_set(set_text);
+    return parse_set("[[64,71],[57,64],[50,57],[43,50]]");
+}
+
+/* 17^4 sonorities: cold passes there find more violators than a lane
+ * holds before it prunes them. */
+static pn_rule_set *read_wide_set(void)
+{
+    return parse_set("[[60,75],[53,68],[46,61],[39,54]]");
 }
 
 /* Solves both problems from the same start and compares the results;
@@ -166,7 +161,7 @@ static void solve_identically(pn_solver *one, pn_solver *many, pn_start start, i
 static void test_threads_give_the_same_realization(void **state)
 {
     (void)state;
-    pn_rule_set *rs = parse_set(wide_text);
+    pn_rule_set *rs = read_wide_set();
     pn_problem *prob = NULL;
     pn_error_info info = {PN_OK, ""};
     if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)

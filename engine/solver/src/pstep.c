@@ -55,12 +55,14 @@ int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums)
     return bytes;
 }
 
-/* The lanes of the structured passes (threads of them) and the helpers
- * of lanes 1 .. threads - 1. */
+/* The lanes of the structured passes (threads of them, but no more than
+ * there are blocks to share) and the helpers of lanes 1 and up. */
 static pn_error create_lanes(pn_pstep *ps, int threads, pn_error_info *info)
 {
     const int64_t cap = pn_pstep_lane_capacity(ps->m, ps->num_groups);
-    for (int l = 0; l < threads; ++l) {
+    const int64_t blocks = (ps->num_groups + PN_PSTEP_BLOCK - 1) / PN_PSTEP_BLOCK;
+    const int lanes = blocks < threads ? (int)(blocks > 0 ? blocks : 1) : threads;
+    for (int l = 0; l < lanes; ++l) {
         pn_price_lane *lane = &ps->lane[l];
         lane->ps = ps;
         lane->index = l;

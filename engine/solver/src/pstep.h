@@ -128,13 +128,13 @@ typedef struct pn_pstep {
     double *row_values;          /* 2 m: a value (or two, interleaved) per global row */
     unsigned char *first_member; /* K' (structured, merged): the input is its group's first */
     double *row_lower;           /* 2 K: each rule's least row value (the passes' bound) */
-    /* the structured passes split into `lanes` lanes, lane l > 0 run by
-     * helper[l - 1]; and the pass they share: values per row, the
-     * threshold, the most groups added */
+    /* the structured passes split into `lanes` lanes (no more than there
+     * are blocks), lane l > 0 run by helper[l - 1]; and the pass they
+     * share: values per row, the threshold, the most groups added */
     int lanes;
     pn_price_lane lane[PN_PSTEP_LANES];
     struct pn_helper *helper[PN_PSTEP_LANES - 1];
-    int pass_lanes, pass_nv;
+    int pass_nv;
     double pass_threshold, pass_lambda;
     int64_t pass_max_add;
     pn_merge_workspace *merge;

@@ -7,9 +7,6 @@
 #include "helper.h"
 #include "pstep_internal.h"
 
-/* Pricing's candidate list, in multiples of max_add. */
-enum { CAND_SLACK = PN_PSTEP_CAND_SLACK };
-
 /* Value below which the `count`-th largest of v lies (quickselect on a
  * copy in place; v is reordered). */
 static double kth_largest(double *v, int64_t n, int64_t count)
@@ -83,7 +80,7 @@ static inline void sum_rows_pair(const int32_t *col, int32_t k, const double *v,
 /* Keeps the max_add largest of the n candidates (cand, cand_t), the
  * earliest among equals, in their order, and raises *bar to the smallest
  * kept value: a later candidate must exceed it to be among the largest.
- * Pricing calls this whenever CAND_SLACK * max_add candidates have
+ * Pricing calls this whenever PN_PSTEP_CAND_SLACK * max_add candidates have
  * gathered, so that far from the optimum, when most groups violate, the
  * selection works on a short list instead of all K' groups; the groups
  * finally added are the same. kappa is scratch for n values. Returns the
@@ -234,7 +231,7 @@ static inline int32_t group_at(const pn_pstep *ps, int64_t x)
 
 /* One lane's share of a structured pass (a pn_helper_job): the groups
  * outside the working set whose t_j exceeds the pass's threshold become
- * candidates, the largest CAND_SLACK * max_add at most; with two values
+ * candidates, the largest PN_PSTEP_CAND_SLACK * max_add at most; with two values
  * per row (the certifying pass) it also lowers lane->gmin to the least
  * gradient. Reads the p-step, writes only the lane. */
 static void lane_pass(void *arg)
@@ -243,11 +240,11 @@ static void lane_pass(void *arg)
     const pn_pstep *ps = lane->ps;
     const int nv = ps->pass_nv;
     const double mu = ps->mu, lambda = ps->pass_lambda;
-    const int64_t max_add = ps->pass_max_add, cap = CAND_SLACK * max_add;
+    const int64_t max_add = ps->pass_max_add, cap = PN_PSTEP_CAND_SLACK * max_add;
     const int zero = ps->center_zero;
     const double *sums = lane->block_sums;
     const int32_t *at = lane->block_at;
-    const int64_t n = ps->num_groups, stride = (int64_t)ps->pass_lanes * PN_PSTEP_BLOCK;
+    const int64_t n = ps->num_groups, stride = (int64_t)ps->lanes * PN_PSTEP_BLOCK;
     double bar = ps->pass_threshold, gmin = lane->gmin;
     int64_t found = 0;
     for (int64_t first = (int64_t)lane->index * PN_PSTEP_BLOCK; first < n; first += stride) {
@@ -317,9 +314,7 @@ static int64_t merge_lanes(pn_pstep *ps, int lanes)
 static int64_t structured_pass(pn_pstep *ps, int nv, double threshold, double lambda,
                                int64_t max_add, double *gmin)
 {
-    const int64_t blocks = (ps->num_groups + PN_PSTEP_BLOCK - 1) / PN_PSTEP_BLOCK;
-    const int lanes = blocks < ps->lanes ? (int)(blocks > 0 ? blocks : 1) : ps->lanes;
-    ps->pass_lanes = lanes;
+    const int lanes = ps->lanes;
     ps->pass_nv = nv;
     ps->pass_threshold = threshold;
     ps->pass_lambda = lambda;
@@ -358,7 +353,7 @@ int64_t pn_pstep_price(pn_pstep *ps, const double *nu, double threshold, int64_t
         return structured_pass(ps, 1, threshold, 0.0, max_add, NULL);
     }
     const double mu = ps->mu;
-    const int64_t cap = CAND_SLACK * max_add;
+    const int64_t cap = PN_PSTEP_CAND_SLACK * max_add;
     const int zero = ps->center_zero;
     double bar = threshold;
     int64_t n = 0;
@@ -381,7 +376,7 @@ int64_t pn_pstep_price(pn_pstep *ps, const double *nu, double threshold, int64_t
 int64_t pn_pstep_price_pool(pn_pstep *ps, const double *nu, double threshold, int64_t max_add)
 {
     const double mu = ps->mu;
-    const int64_t cap = CAND_SLACK * max_add;
+    const int64_t cap = PN_PSTEP_CAND_SLACK * max_add;
     const int zero = ps->center_zero;
     double bar = threshold;
     int64_t n = 0;
@@ -451,7 +446,7 @@ int64_t pn_pstep_price_certify(pn_pstep *ps, const double *nu, double threshold,
     }
     /* every other group: q = 0; priced and certified in one pass */
     const double mu = ps->mu;
-    const int64_t cap = CAND_SLACK * max_add;
+    const int64_t cap = PN_PSTEP_CAND_SLACK * max_add;
     const int zero = ps->center_zero;
     double bar = threshold;
     int64_t n = 0;
