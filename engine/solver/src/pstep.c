@@ -292,10 +292,12 @@ static void compact_working_set(pn_pstep *ps, int64_t keep_at_least)
     int64_t out = 0;
     for (int64_t p = 0; p < ps->ws_count; ++p) {
         const int32_t j = ps->ws[p];
-        if (ps->qt[p] > 0.0 || ps->center[j] > 0.0)
+        if (ps->qt[p] > 0.0 || ps->center[j] > 0.0) {
+            ps->qt[out] = ps->qt[p]; /* the first round's pricing reads it */
             ps->ws[out++] = j;
-        else
+        } else {
             ps->in_ws[j] = 0;
+        }
     }
     ps->ws_count = out;
     ps->ws_synced = 0;
