@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "pstep.h"
+#include "pstep_internal.h"
 #include "test_support.h"
 
 static const double P_TOL = 1e-11; /* the solver's default p_tol */
@@ -628,6 +629,67 @@ static void test_pstep_music_like(void **state)
     print_stats("p-step, music-like", &st);
 }
 
+/* ---- re-merging for a new selection ---- */
+
+/* Sixteen inputs, each its own group, and three rules: A = x mod 4,
+ * B = x div 4, C = x mod 8. {A, B} and {B, C} each tell every input
+ * apart and neither contains the other; {A, C} merges x with x + 8 and
+ * {A} leaves four groups. w keeps the rules named by the mask (bit r). */
+static void keep_rules(const pn_problem *prob, unsigned mask, double *w)
+{
+    for (int32_t r = 0; r < prob->num_rules; ++r)
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            w[i] = mask >> r & 1u ? 1.0 : 0.0;
+}
+
+static void test_pstep_known_separating_sets(void **state)
+{
+    (void)state;
+    enum { N = 16, K = 3, A = 1, B = 2, C = 4 };
+    const int32_t sizes[K] = {4, 4, 8};
+    pn_problem *prob = NULL;
+    pn_error_info info;
+    assert_int_equal(pn_problem_create(N, K, sizes, NULL, &prob, &info), PN_OK);
+    assert_int_equal(pn_problem_set_groups(prob, N, &info), PN_OK);
+    for (int32_t x = 0; x < N; ++x) {
+        const int32_t feature[K] = {x % 4, x / 4, x % 8};
+        for (int32_t r = 0; r < K; ++r)
+            prob->group_rows[x * K + r] = prob->rule_start[r] + feature[r];
+        prob->group_size[x] = 1;
+    }
+    pn_pstep *ps = NULL;
+    assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
+    double w[16];
+    assert_true(prob->num_rows <= (int32_t)(sizeof w / sizeof w[0]));
+    /* the selection moves as a music set's does; only a set neither known
+     * to separate nor containing one that is needs hashing */
+    const struct {
+        unsigned kept;
+        int64_t groups, hashed;
+    } steps[] = {
+        {A | B, N, 1},     {B | C, N, 2},     {A | B, N, 2}, {B | C, N, 2},
+        {A | B | C, N, 2}, {A | C, N / 2, 3}, {A, N / 4, 4}, {A | B, N, 4},
+    };
+    for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
+        keep_rules(prob, steps[s].kept, w);
+        pn_pstep_update_structure(ps, prob, w);
+        assert_true(ps->restructured);
+        assert_int_equal(ps->J, steps[s].groups);
+        assert_int_equal(ps->merges_hashed, steps[s].hashed);
+        /* merged groups: the inputs the kept rules cannot tell apart */
+        for (int32_t x = 0; x < N; ++x)
+            for (int32_t y = 0; y < N; ++y) {
+                int same = 1;
+                for (int32_t r = 0; r < K; ++r)
+                    if (steps[s].kept >> r & 1u)
+                        same &= prob->group_rows[x * K + r] == prob->group_rows[y * K + r];
+                assert_int_equal(ps->merged_of[x] == ps->merged_of[y], same);
+            }
+    }
+    pn_pstep_free(ps);
+    pn_problem_free(prob);
+}
+
 /* ---- the factorisation that can be stopped ---- */
 
 /* LAPACK's, for the reference. */
@@ -703,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_pstep_artificial_consistent_rules),
         cmocka_unit_test(test_pstep_working_set_pricing),
         cmocka_unit_test(test_pstep_music_like),
+        cmocka_unit_test(test_pstep_known_separating_sets),
         cmocka_unit_test(test_pstep_polled_factorisation),
     };
     ts_test_filter();

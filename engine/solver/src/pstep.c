@@ -44,7 +44,9 @@ int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums)
     bytes = pn_bytes_add(bytes, pn_linsys_bytes(m, K, G));
     bytes = pn_bytes_add(bytes, pn_bytes_mul(ws_cap, 4 * k + 8));
     bytes = pn_bytes_add(bytes, pool_cap * 4);
-    bytes = pn_bytes_add(bytes, k * (1 + 1 + 4 + 4 + 1 + (has_row_sums ? 16 : 0)));
+    /* rule_kept, identity_kept, act_rule, act_first, act_full, row_lower */
+    bytes =
+        pn_bytes_add(bytes, k * (1 + PN_PSTEP_IDENTITY_SETS + 4 + 4 + 1 + (has_row_sums ? 16 : 0)));
     if (has_row_sums) {
         /* every lane: candidates (cand, cand_t, kappa), block sums and
          * positions, a helper (its stack is the system's, not counted) */
@@ -100,7 +102,7 @@ pn_error pn_pstep_create(const pn_problem *prob, int threads, pn_pstep **out, pn
     ps->rule_start = prob->rule_start;
     const size_t g = (size_t)G, mm = (size_t)m, k = (size_t)K;
     ps->rule_kept = calloc(k, 1);
-    ps->identity_kept = calloc(k, 1);
+    ps->identity_kept = calloc((size_t)PN_PSTEP_IDENTITY_SETS * k, 1);
     ps->row_in_kept = calloc(mm, 1);
     ps->merged_of = malloc(g * sizeof(int32_t));
     ps->merged_weight = malloc(g * sizeof(int32_t));

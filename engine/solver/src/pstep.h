@@ -62,6 +62,11 @@ enum { PN_PSTEP_LANES = PN_ROW_SUMS_LANES };
  * them. */
 enum { PN_PSTEP_MIN_ADD = 1024, PN_PSTEP_CAND_SLACK = 4 };
 
+/* Sets of kept rules remembered as separating every group: the selection
+ * of a music set wanders among several such sets none of which contains
+ * another, and recognising one spares hashing all groups (tens of ms). */
+enum { PN_PSTEP_IDENTITY_SETS = 8 };
+
 struct pn_helper;
 struct pn_pstep;
 
@@ -91,9 +96,12 @@ typedef struct pn_pstep {
     /* merged structure for the current set of kept rules */
     unsigned char *rule_kept;   /* K */
     unsigned char *row_in_kept; /* m: the row's rule is kept (merge key) */
-    /* kept rules (K) that leave every group on its own, when identity_known */
+    /* sets of kept rules (K bytes each, the first identity_sets of
+     * PN_PSTEP_IDENTITY_SETS) known to leave every group on its own */
     unsigned char *identity_kept;
-    int identity_known;
+    int identity_sets;
+    int identity_next;     /* the slot a new set takes when all are in use */
+    int64_t merges_hashed; /* re-merges that hashed every group (a count) */
     int valid;
     int restructured; /* the last update_structure re-merged */
     int64_t J;

@@ -4,22 +4,58 @@
 
 #include "pstep_internal.h"
 
-/* 1 when the kept rules include every rule of a set known to leave each
- * group on its own (then no group merges: rules only split). */
-static int keeps_identity_set(const pn_pstep *ps)
+/* 1 when every rule of a kept set (K bytes) is in other. */
+static int kept_within(const unsigned char *set, const unsigned char *other, int32_t K)
 {
-    if (!ps->identity_known)
-        return 0;
-    for (int32_t r = 0; r < ps->num_rules; ++r)
-        if (ps->identity_kept[r] && !ps->rule_kept[r])
+    for (int32_t r = 0; r < K; ++r)
+        if (set[r] && !other[r])
             return 0;
     return 1;
 }
 
+/* 1 when the kept rules include every rule of a set known to leave each
+ * group on its own (then no group merges: rules only split). */
+static int keeps_identity_set(const pn_pstep *ps)
+{
+    const int32_t K = ps->num_rules;
+    for (int s = 0; s < ps->identity_sets; ++s)
+        if (kept_within(ps->identity_kept + (size_t)s * (size_t)K, ps->rule_kept, K))
+            return 1;
+    return 0;
+}
+
+/* Remembers the kept rules as a set that leaves each group on its own
+ * (none known is within it, or it would not have been hashed): the known
+ * sets that contain it say nothing more and go; when all slots are in use
+ * they are taken in turn. */
+static void remember_identity_set(pn_pstep *ps)
+{
+    const int32_t K = ps->num_rules;
+    const size_t k = (size_t)K;
+    int kept = 0;
+    for (int s = 0; s < ps->identity_sets; ++s) {
+        unsigned char *set = ps->identity_kept + (size_t)s * k;
+        if (kept_within(ps->rule_kept, set, K))
+            continue;
+        if (kept != s)
+            memcpy(ps->identity_kept + (size_t)kept * k, set, k);
+        ++kept;
+    }
+    ps->identity_sets = kept;
+    int slot;
+    if (kept < PN_PSTEP_IDENTITY_SETS) {
+        slot = ps->identity_sets++;
+    } else {
+        slot = ps->identity_next;
+        ps->identity_next = (slot + 1) % PN_PSTEP_IDENTITY_SETS;
+    }
+    memcpy(ps->identity_kept + (size_t)slot * k, ps->rule_kept, k);
+}
+
 /* Merges the groups for the kept rules (merged_of, merged_weight, J).
- * Hashing every group costs some 16 ms in music, where the
- * selection moves between supersets of a set that already separates every
- * sonority: that case is recognised and needs no hashing. */
+ * Hashing every group costs some 25-40 ms in music, where the selection
+ * moves among sets that separate every sonority: a set known to be one,
+ * or a superset of it, is recognised and needs no hashing. */
 static void merge_kept(pn_pstep *ps, const pn_problem *prob)
 {
     const int64_t G = ps->num_groups;
@@ -34,17 +70,9 @@ static void merge_kept(pn_pstep *ps, const pn_problem *prob)
         return;
     }
     pn_merge_groups(prob, ps->row_in_kept, ps->merge, &ps->J, ps->merged_of, ps->merged_weight);
-    if (ps->J == G) { /* remember the smallest such set */
-        int32_t count = 0, known = 0;
-        for (int32_t r = 0; r < ps->num_rules; ++r) {
-            count += ps->rule_kept[r];
-            known += ps->identity_kept[r];
-        }
-        if (!ps->identity_known || count < known) {
-            memcpy(ps->identity_kept, ps->rule_kept, (size_t)ps->num_rules);
-            ps->identity_known = 1;
-        }
-    }
+    ps->merges_hashed++;
+    if (ps->J == G)
+        remember_identity_set(ps);
 }
 
 /* Re-merges the groups when the set of kept rules changed; refreshes the
