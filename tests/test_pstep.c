@@ -631,62 +631,137 @@ static void test_pstep_music_like(void **state)
 
 /* ---- re-merging for a new selection ---- */
 
-/* Sixteen inputs, each its own group, and three rules: A = x mod 4,
- * B = x div 4, C = x mod 8. {A, B} and {B, C} each tell every input
- * apart and neither contains the other; {A, C} merges x with x + 8 and
- * {A} leaves four groups. w keeps the rules named by the mask (bit r). */
-static void keep_rules(const pn_problem *prob, unsigned mask, double *w)
+/* Sixteen inputs, each its own group, and four rules: A = x mod 4,
+ * B = x div 4, C = x mod 8, D = x mod 2. {A, B} and {B, C} each tell
+ * every input apart and neither contains the other; {A, C} merges x with
+ * x + 8 and {B} leaves four groups. */
+static pn_problem *sixteen_inputs(void)
 {
-    for (int32_t r = 0; r < prob->num_rules; ++r)
-        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
-            w[i] = mask >> r & 1u ? 1.0 : 0.0;
-}
-
-static void test_pstep_known_separating_sets(void **state)
-{
-    (void)state;
-    enum { N = 16, K = 3, A = 1, B = 2, C = 4 };
-    const int32_t sizes[K] = {4, 4, 8};
+    enum { N = 16, K = 4 };
+    const int32_t sizes[K] = {4, 4, 8, 2};
     pn_problem *prob = NULL;
     pn_error_info info;
     assert_int_equal(pn_problem_create(N, K, sizes, NULL, &prob, &info), PN_OK);
     assert_int_equal(pn_problem_set_groups(prob, N, &info), PN_OK);
     for (int32_t x = 0; x < N; ++x) {
-        const int32_t feature[K] = {x % 4, x / 4, x % 8};
+        const int32_t feature[K] = {x % 4, x / 4, x % 8, x % 2};
         for (int32_t r = 0; r < K; ++r)
             prob->group_rows[x * K + r] = prob->rule_start[r] + feature[r];
         prob->group_size[x] = 1;
     }
+    /* targets: the rows of a distribution uneven over the inputs */
+    double q[N], total = 0.0;
+    for (int32_t x = 0; x < N; ++x)
+        total += q[x] = 1.0 + (double)(x % 3) + 0.5 * (double)(x / 8);
+    for (int32_t x = 0; x < N; ++x)
+        q[x] /= total;
+    ts_apply(prob, q, prob->target);
+    return prob;
+}
+
+/* w keeps the rules named by the mask (bit r), with weights that differ
+ * row by row (and sum to 1). */
+static void keep_rules(const pn_problem *prob, unsigned mask, double *w)
+{
+    double sum = 0.0;
+    for (int32_t r = 0; r < prob->num_rules; ++r)
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            sum += w[i] = mask >> r & 1u ? 1.0 + 0.1 * (double)(i % 5) : 0.0;
+    for (int32_t i = 0; i < prob->num_rows; ++i)
+        w[i] /= sum;
+}
+
+static void test_pstep_known_separating_sets(void **state)
+{
+    (void)state;
+    enum { N = 16, A = 1, B = 2, C = 4, D = 8 };
+    pn_problem *prob = sixteen_inputs();
+    const int32_t K = prob->num_rules;
+    pn_error_info info;
     pn_pstep *ps = NULL;
     assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
-    double w[16];
+    double w[18];
     assert_true(prob->num_rows <= (int32_t)(sizeof w / sizeof w[0]));
-    /* the selection moves as a music set's does; only a set neither known
-     * to separate nor containing one that is needs hashing */
+    /* the selection moves as a music set's does: a rule outside the
+     * structure, or more than PN_PSTEP_STRUCTURE_SLACK dropped, re-merge;
+     * only a set neither known to separate nor containing one that is
+     * needs hashing */
     const struct {
-        unsigned kept;
+        unsigned kept, structure;
         int64_t groups, hashed;
     } steps[] = {
-        {A | B, N, 1},     {B | C, N, 2},     {A | B, N, 2}, {B | C, N, 2},
-        {A | B | C, N, 2}, {A | C, N / 2, 3}, {A, N / 4, 4}, {A | B, N, 4},
+        {A | B, A | B, N, 1},
+        {B | C, B | C, N, 2},
+        {A | B, A | B, N, 2},
+        {B | C, B | C, N, 2},
+        {A | C, A | C, N / 2, 3},
+        {A, A | C, N / 2, 3},
+        {A | B | C, A | B | C, N, 3},
+        {A | B, A | B | C, N, 3},
+        {B, A | B | C, N, 3},
+        {A | B | C | D, A | B | C | D, N, 3},
+        {B, B, N / 4, 4},
     };
+    assert_int_equal(PN_PSTEP_STRUCTURE_SLACK, 2); /* the steps assume it */
     for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
+        const int restructure = s == 0 || steps[s].structure != steps[s - 1].structure;
         keep_rules(prob, steps[s].kept, w);
         pn_pstep_update_structure(ps, prob, w);
-        assert_true(ps->restructured);
+        assert_int_equal(ps->restructured, restructure);
+        for (int32_t r = 0; r < K; ++r)
+            assert_int_equal(ps->rule_kept[r], steps[s].structure >> r & 1u);
         assert_int_equal(ps->J, steps[s].groups);
         assert_int_equal(ps->merges_hashed, steps[s].hashed);
-        /* merged groups: the inputs the kept rules cannot tell apart */
+        /* merged groups: the inputs the structure's rules cannot tell apart */
         for (int32_t x = 0; x < N; ++x)
             for (int32_t y = 0; y < N; ++y) {
                 int same = 1;
                 for (int32_t r = 0; r < K; ++r)
-                    if (steps[s].kept >> r & 1u)
+                    if (steps[s].structure >> r & 1u)
                         same &= prob->group_rows[x * K + r] == prob->group_rows[y * K + r];
                 assert_int_equal(ps->merged_of[x] == ps->merged_of[y], same);
             }
+        /* the rows of the rules dropped within the structure are passive */
+        for (int32_t a = 0; a < ps->m_act; ++a)
+            assert_int_equal(ps->passive[a], !(w[ps->act_row[a]] > 0.0));
     }
     pn_pstep_free(ps);
+    pn_problem_free(prob);
+}
+
+/* A p-step that keeps its structure when rules are dropped reaches the
+ * optimum a p-step built for the kept rules alone reaches, and pricing
+ * certifies it over all groups. */
+static void test_pstep_structure_kept_for_dropped_rules(void **state)
+{
+    (void)state;
+    enum { A = 1, B = 2, C = 4, D = 8 };
+    pn_problem *prob = sixteen_inputs();
+    const int64_t G = prob->num_groups;
+    pn_error_info info;
+    pn_pstep *kept = NULL, *fresh = NULL;
+    assert_int_equal(pn_pstep_create(prob, 1, &kept, &info), PN_OK);
+    double w[18], q_kept[16], q_fresh[16];
+    pstats st = {0};
+    /* the structure is built for A | B | C | D and kept while two of its
+     * rules at most are dropped; C alone drops three */
+    const struct {
+        unsigned selection;
+        int restructured;
+    } steps[] = {{A | B | C | D, 1}, {A | C, 0}, {A | B | C, 0}, {B | C | D, 0}, {C, 1}};
+    for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
+        keep_rules(prob, steps[s].selection, w);
+        char what[64];
+        snprintf(what, sizeof what, "selection %zu, structure kept", s);
+        solve_and_certify(kept, prob, w, 1e-3, q_kept, &st, what);
+        assert_int_equal(kept->restructured, steps[s].restructured);
+        assert_int_equal(pn_pstep_create(prob, 1, &fresh, &info), PN_OK);
+        snprintf(what, sizeof what, "selection %zu, built for it", s);
+        solve_and_certify(fresh, prob, w, 1e-3, q_fresh, &st, what);
+        assert_true(ts_max_abs_diff(q_kept, q_fresh, G) <= 1e-12);
+        pn_pstep_free(fresh);
+    }
+    pn_pstep_free(kept);
     pn_problem_free(prob);
 }
 
@@ -766,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_pstep_working_set_pricing),
         cmocka_unit_test(test_pstep_music_like),
         cmocka_unit_test(test_pstep_known_separating_sets),
+        cmocka_unit_test(test_pstep_structure_kept_for_dropped_rules),
         cmocka_unit_test(test_pstep_polled_factorisation),
     };
     ts_test_filter();

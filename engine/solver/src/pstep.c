@@ -44,9 +44,10 @@ int64_t pn_pstep_bytes(int32_t m, int32_t K, int64_t G, int has_row_sums)
     bytes = pn_bytes_add(bytes, pn_linsys_bytes(m, K, G));
     bytes = pn_bytes_add(bytes, pn_bytes_mul(ws_cap, 4 * k + 8));
     bytes = pn_bytes_add(bytes, pool_cap * 4);
-    /* rule_kept, identity_kept, act_rule, act_first, act_full, row_lower */
-    bytes =
-        pn_bytes_add(bytes, k * (1 + PN_PSTEP_IDENTITY_SETS + 4 + 4 + 1 + (has_row_sums ? 16 : 0)));
+    /* rule_kept, rule_selected, identity_kept, act_rule, act_first,
+     * act_full, row_lower */
+    bytes = pn_bytes_add(
+        bytes, k * (1 + 1 + PN_PSTEP_IDENTITY_SETS + 4 + 4 + 1 + (has_row_sums ? 16 : 0)));
     if (has_row_sums) {
         /* every lane: candidates (cand, cand_t, kappa), block sums and
          * positions, a helper (its stack is the system's, not counted) */
@@ -102,6 +103,7 @@ pn_error pn_pstep_create(const pn_problem *prob, int threads, pn_pstep **out, pn
     ps->rule_start = prob->rule_start;
     const size_t g = (size_t)G, mm = (size_t)m, k = (size_t)K;
     ps->rule_kept = calloc(k, 1);
+    ps->rule_selected = calloc(k, 1);
     ps->identity_kept = calloc((size_t)PN_PSTEP_IDENTITY_SETS * k, 1);
     ps->row_in_kept = calloc(mm, 1);
     ps->merged_of = malloc(g * sizeof(int32_t));
@@ -156,7 +158,7 @@ pn_error pn_pstep_create(const pn_problem *prob, int threads, pn_pstep **out, pn
         !ps->ws || !ps->in_ws || !ps->t || !ps->qt || !ps->center || !ps->kappa || !ps->support ||
         !ps->cand || !ps->cand_t || !ps->nu_act || !ps->nu_try || !ps->grad || !ps->dir ||
         !ps->y_act || !ps->linsys || !ps->pair || !ps->memo_w || !ps->memo_b || !ps->pool ||
-        !ps->in_pool || !ps->identity_kept || !ps->ws_cols || !ps->ws_c ||
+        !ps->in_pool || !ps->identity_kept || !ps->rule_selected || !ps->ws_cols || !ps->ws_c ||
         (ps->row_sums && (!ps->row_values || !ps->first_member || !ps->row_lower))) {
         pn_pstep_free(ps);
         return pn_fail(info, PN_ERR_NOMEM, "out of memory for the p-step (m = %d, K' = %lld)",
@@ -225,6 +227,7 @@ void pn_pstep_free(pn_pstep *ps)
                      ps->in_pool,
                      ps->row_values,
                      ps->identity_kept,
+                     ps->rule_selected,
                      ps->first_member,
                      ps->row_lower,
                      ps->ws_cols,

@@ -67,6 +67,15 @@ enum { PN_PSTEP_MIN_ADD = 1024, PN_PSTEP_CAND_SLACK = 4 };
  * another, and recognising one spares hashing all groups (tens of ms). */
 enum { PN_PSTEP_IDENTITY_SETS = 8 };
 
+/* A selection that drops up to this many of the rules the structure is
+ * built for keeps the structure: the dropped rules' rows turn passive
+ * (weight 0, multiplier 0), which gives the same optimum, since groups
+ * that only those rules tell apart share their mass evenly either way.
+ * In music the selection drops two rules and takes one back within a
+ * step; re-merging for each, the p-step restarted its dual and working
+ * set from the support twice, the slowest steps of a run. */
+enum { PN_PSTEP_STRUCTURE_SLACK = 2 };
+
 struct pn_helper;
 struct pn_pstep;
 
@@ -94,8 +103,12 @@ typedef struct pn_pstep {
     int64_t num_groups;
     const int32_t *rule_start;
     /* merged structure for the current set of kept rules */
-    unsigned char *rule_kept;   /* K */
-    unsigned char *row_in_kept; /* m: the row's rule is kept (merge key) */
+    /* K: the rules the structure is built for: those w keeps, or a set
+     * of at most PN_PSTEP_STRUCTURE_SLACK more that contains them (the
+     * others' rows are then passive) */
+    unsigned char *rule_kept;
+    unsigned char *rule_selected; /* K: scratch, the rules w keeps */
+    unsigned char *row_in_kept;   /* m: the row's rule is kept (merge key) */
     /* sets of kept rules (K bytes each, the first identity_sets of
      * PN_PSTEP_IDENTITY_SETS) known to leave every group on its own */
     unsigned char *identity_kept;

@@ -75,19 +75,31 @@ static void merge_kept(pn_pstep *ps, const pn_problem *prob)
         remember_identity_set(ps);
 }
 
-/* Re-merges the groups when the set of kept rules changed; refreshes the
- * passive rows from w every time. */
-void pn_pstep_update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
+/* 1 when the structure must be built anew for the rules w keeps
+ * (ps->rule_selected): none was built yet, w keeps a rule it was not built
+ * for, or drops more than PN_PSTEP_STRUCTURE_SLACK of those it was. */
+static int needs_new_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
 {
-    const int32_t K = ps->num_rules;
-    int changed = !ps->valid;
-    for (int32_t r = 0; r < K; ++r) {
+    int outside = !ps->valid, dropped = 0;
+    for (int32_t r = 0; r < ps->num_rules; ++r) {
         unsigned char kept = 0;
         for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
             kept |= w[i] > 0.0;
-        changed |= kept != ps->rule_kept[r];
-        ps->rule_kept[r] = kept;
+        ps->rule_selected[r] = kept;
+        outside |= kept && !ps->rule_kept[r];
+        dropped += ps->rule_kept[r] && !kept;
     }
+    return outside || dropped > PN_PSTEP_STRUCTURE_SLACK;
+}
+
+/* Re-merges the groups when the kept rules need it (needs_new_structure);
+ * refreshes the passive rows from w every time. */
+void pn_pstep_update_structure(pn_pstep *ps, const pn_problem *prob, const double *w)
+{
+    const int32_t K = ps->num_rules;
+    const int changed = needs_new_structure(ps, prob, w);
+    if (changed)
+        memcpy(ps->rule_kept, ps->rule_selected, (size_t)K);
     if (changed) {
         /* remember the supported original groups to seed the new working set */
         int64_t carried = 0;
