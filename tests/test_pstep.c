@@ -730,8 +730,9 @@ static void test_pstep_known_separating_sets(void **state)
 }
 
 /* A p-step that keeps its structure when rules are dropped reaches the
- * optimum a p-step built for the kept rules alone reaches, and pricing
- * certifies it over all groups. */
+ * optimum a p-step built for the kept rules alone reaches, with the KKT
+ * residual certified over all groups (every group is in the working set
+ * here; test_row_sums takes the priced path). */
 static void test_pstep_structure_kept_for_dropped_rules(void **state)
 {
     (void)state;

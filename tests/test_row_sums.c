@@ -21,6 +21,8 @@
 
 #include "parnassus/rules.h"
 #include "parnassus/solver.h"
+#include "pstep.h"
+#include "pstep_internal.h"
 
 /* Every voice's pitch and the intervals between neighbours: every
  * sonority is a group of its own. Targets learned-like: peaked but
@@ -64,6 +66,17 @@ static pn_rule_set *read_wide_set(void)
     return parse_set("[[60,75],[53,68],[46,61],[39,54]]");
 }
 
+/* The rule set's problem, with row sums: every sonority a group. */
+static pn_problem *build_problem(const pn_rule_set *rs)
+{
+    pn_problem *prob = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_non_null(prob->row_sums.run);
+    return prob;
+}
+
 /* Solves both problems from the same start and compares the results;
  * returns the number of rules kept. */
 static int solve_both(pn_solver *with, pn_solver *without, pn_start start, int64_t K)
@@ -89,10 +102,8 @@ static void test_row_sums_give_the_same_realization(void **state)
 {
     (void)state;
     pn_rule_set *rs = read_set();
-    pn_problem *prob = NULL;
+    pn_problem *prob = build_problem(rs);
     pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
-        fail_msg("%s", info.message);
     assert_int_equal(prob->num_groups, prob->n); /* every sonority its own group */
     assert_non_null(prob->row_sums.run);
     pn_problem plain = *prob; /* the same problem read through its columns */
@@ -162,10 +173,8 @@ static void test_threads_give_the_same_realization(void **state)
 {
     (void)state;
     pn_rule_set *rs = read_wide_set();
-    pn_problem *prob = NULL;
+    pn_problem *prob = build_problem(rs);
     pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_build_problem(rs, &prob, NULL, &info) != PN_OK)
-        fail_msg("%s", info.message);
     assert_non_null(prob->row_sums.run);
     assert_true(prob->num_groups > 4 * 4 * 2048); /* every lane has blocks to pass over */
     double *b = malloc((size_t)prob->num_rows * sizeof *b);
@@ -213,6 +222,60 @@ static void test_threads_give_the_same_realization(void **state)
     pn_rule_set_free(rs);
 }
 
+/* A p-step keeps its structure while the selection drops two of its
+ * rules and takes one back: its passes over all groups carry the dropped
+ * rules in the row sums' mask (their rows hold 0), and it reaches the
+ * optimum a p-step built for the selection alone reaches. */
+static void test_structure_kept_when_rules_drop(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = read_set();
+    pn_problem *prob = build_problem(rs);
+    pn_error_info info = {PN_OK, ""};
+    const int64_t G = prob->num_groups;
+    const int32_t m = prob->num_rows;
+    assert_non_null(prob->row_sums.run);
+    assert_true(G > 4 * PN_PSTEP_MIN_ADD); /* priced, not every group at once */
+    double *w = malloc((size_t)m * sizeof *w), *y = malloc((size_t)m * sizeof *y);
+    double *q_kept = malloc((size_t)G * sizeof *q_kept);
+    double *q_fresh = malloc((size_t)G * sizeof *q_fresh);
+    assert_true(w && y && q_kept && q_fresh);
+    pn_pstep *kept = NULL, *fresh = NULL;
+    assert_int_equal(pn_pstep_create(prob, 1, &kept, &info), PN_OK);
+    /* rules s a t b chord sa: all six, then t and b dropped, b back, all */
+    const unsigned all = 0x3f, t = 1u << 2, b = 1u << 3;
+    const unsigned steps[] = {all, all & ~t & ~b, all & ~t, all};
+    for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
+        double sum = 0.0;
+        for (int32_t r = 0; r < prob->num_rules; ++r)
+            for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+                sum += w[i] = steps[s] >> r & 1u ? 1.0 + 0.1 * (double)(i % 5) : 0.0;
+        for (int32_t i = 0; i < m; ++i)
+            w[i] /= sum;
+        assert_int_equal(pn_pstep_solve(kept, prob, w, 1e-3, 1e-11, 100, y), PN_OUTCOME_OK);
+        assert_int_equal(kept->restructured, s == 0);
+        assert_true(kept->pricing_rounds > 0);
+        pn_pstep_expand(kept, q_kept);
+        assert_int_equal(pn_pstep_create(prob, 1, &fresh, &info), PN_OK);
+        assert_int_equal(pn_pstep_solve(fresh, prob, w, 1e-3, 1e-11, 100, y), PN_OUTCOME_OK);
+        assert_true(fresh->J < G || steps[s] == all); /* built for fewer rules: merged */
+        pn_pstep_expand(fresh, q_fresh);
+        pn_pstep_free(fresh);
+        double diff = 0.0;
+        for (int64_t k = 0; k < G; ++k)
+            diff = fmax(diff, fabs(q_kept[k] - q_fresh[k]));
+        if (diff > 1e-8)
+            fail_msg("selection %zu: masses differ by %g", s, diff);
+    }
+    pn_pstep_free(kept);
+    free(w);
+    free(y);
+    free(q_kept);
+    free(q_fresh);
+    pn_problem_free(prob);
+    pn_rule_set_free(rs);
+}
+
 /* A set whose groups hold several sonorities has no row sums. */
 static void test_no_row_sums_when_groups_merge(void **state)
 {
@@ -236,6 +299,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_row_sums_give_the_same_realization),
+        cmocka_unit_test(test_structure_kept_when_rules_drop),
         cmocka_unit_test(test_no_row_sums_when_groups_merge),
         cmocka_unit_test(test_threads_give_the_same_realization),
     };

@@ -494,9 +494,10 @@ void pn_pstep_expand(const pn_pstep *ps, double *q)
 }
 
 /* The first dual and working set of a solve at lambda_p > 0. Warm: the
- * last dual; after the kept rules changed the old duals no longer balance
- * the groups' sums, and 0 (every carried group supported, a support that
- * Newton shrinks quickly) is the better start. Cold: nu = -w b / lambda
+ * last dual (a rule dropped within the structure holds 0 on its passive
+ * rows); after a re-merge the old duals no longer balance the groups'
+ * sums, and 0 (every carried group supported, a support that Newton
+ * shrinks quickly) is the better start. Cold: nu = -w b / lambda
  * ("nothing supplied", for pricing). */
 static void start_dual(pn_pstep *ps, const double *b, const double *w, double lambda_p)
 {

@@ -5,7 +5,9 @@
  * Reduction. Rules whose weights are all zero are dropped and the groups
  * that then agree are merged: a merged group j of c_j groups carries the
  * penalty lambda q_j^2 / c_j, exactly the original penalty with the mass
- * spread evenly. Rows with w_i = 0 inside a kept rule are "passive".
+ * spread evenly. Rows with w_i = 0 inside a kept rule are "passive"; so
+ * are all rows of a rule dropped while the structure stays (up to
+ * PN_PSTEP_STRUCTURE_SLACK of the rules it was built for).
  *
  * Dual. With nu (one per row with w > 0) and mu (for 1'q = 1) the
  * Lagrangian's minimiser is q_j = max(0, t_j), t_j = r_j + c_j (mu - s_j),
@@ -113,7 +115,6 @@ typedef struct pn_pstep {
      * PN_PSTEP_IDENTITY_SETS) known to leave every group on its own */
     unsigned char *identity_kept;
     int identity_sets;
-    int identity_next;     /* the slot a new set takes when all are in use */
     int64_t merges_hashed; /* re-merges that hashed every group (a count) */
     int valid;
     int restructured; /* the last update_structure re-merged */

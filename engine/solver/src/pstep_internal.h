@@ -86,8 +86,9 @@ void pn_pstep_clear_working_set(pn_pstep *ps);
  * current structure). */
 void pn_pstep_clear_pool(pn_pstep *ps);
 
-/* Re-merges the groups when the set of kept rules changed; refreshes the
- * passive rows from w every time. */
+/* Re-merges the groups when w keeps a rule the structure was not built
+ * for, or drops more than PN_PSTEP_STRUCTURE_SLACK of those it was;
+ * refreshes the passive rows from w every time. */
 void pn_pstep_update_structure(pn_pstep *ps, const pn_problem *prob, const double *w);
 
 /* Prices every group outside the working set at (nu, mu) and adds the

@@ -26,8 +26,8 @@ static int keeps_identity_set(const pn_pstep *ps)
 
 /* Remembers the kept rules as a set that leaves each group on its own
  * (none known is within it, or it would not have been hashed): the known
- * sets that contain it say nothing more and go; when all slots are in use
- * they are taken in turn. */
+ * sets that contain it say nothing more and go. The slots are kept oldest
+ * first; when all are in use the oldest gives way. */
 static void remember_identity_set(pn_pstep *ps)
 {
     const int32_t K = ps->num_rules;
@@ -41,15 +41,12 @@ static void remember_identity_set(pn_pstep *ps)
             memcpy(ps->identity_kept + (size_t)kept * k, set, k);
         ++kept;
     }
-    ps->identity_sets = kept;
-    int slot;
-    if (kept < PN_PSTEP_IDENTITY_SETS) {
-        slot = ps->identity_sets++;
-    } else {
-        slot = ps->identity_next;
-        ps->identity_next = (slot + 1) % PN_PSTEP_IDENTITY_SETS;
+    if (kept == PN_PSTEP_IDENTITY_SETS) {
+        memmove(ps->identity_kept, ps->identity_kept + k, (size_t)(kept - 1) * k);
+        --kept;
     }
-    memcpy(ps->identity_kept + (size_t)slot * k, ps->rule_kept, k);
+    memcpy(ps->identity_kept + (size_t)kept * k, ps->rule_kept, k);
+    ps->identity_sets = kept + 1;
 }
 
 /* Merges the groups for the kept rules (merged_of, merged_weight, J).
