@@ -659,18 +659,6 @@ static pn_problem *sixteen_inputs(void)
     return prob;
 }
 
-/* w keeps the rules named by the mask (bit r), with weights that differ
- * row by row (and sum to 1). */
-static void keep_rules(const pn_problem *prob, unsigned mask, double *w)
-{
-    double sum = 0.0;
-    for (int32_t r = 0; r < prob->num_rules; ++r)
-        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
-            sum += w[i] = mask >> r & 1u ? 1.0 + 0.1 * (double)(i % 5) : 0.0;
-    for (int32_t i = 0; i < prob->num_rows; ++i)
-        w[i] /= sum;
-}
-
 static void test_pstep_known_separating_sets(void **state)
 {
     (void)state;
@@ -705,7 +693,7 @@ static void test_pstep_known_separating_sets(void **state)
     assert_int_equal(PN_PSTEP_STRUCTURE_SLACK, 2); /* the steps assume it */
     for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
         const int restructure = s == 0 || steps[s].structure != steps[s - 1].structure;
-        keep_rules(prob, steps[s].kept, w);
+        ts_weights_keeping(prob, steps[s].kept, w);
         pn_pstep_update_structure(ps, prob, w);
         assert_int_equal(ps->restructured, restructure);
         for (int32_t r = 0; r < K; ++r)
@@ -751,7 +739,7 @@ static void test_pstep_structure_kept_for_dropped_rules(void **state)
         int restructured;
     } steps[] = {{A | B | C | D, 1}, {A | C, 0}, {A | B | C, 0}, {B | C | D, 0}, {C, 1}};
     for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
-        keep_rules(prob, steps[s].selection, w);
+        ts_weights_keeping(prob, steps[s].selection, w);
         char what[64];
         snprintf(what, sizeof what, "selection %zu, structure kept", s);
         solve_and_certify(kept, prob, w, 1e-3, q_kept, &st, what);

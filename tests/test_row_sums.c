@@ -23,6 +23,7 @@
 #include "parnassus/solver.h"
 #include "pstep.h"
 #include "pstep_internal.h"
+#include "test_support.h"
 
 /* Every voice's pitch and the intervals between neighbours: every
  * sonority is a group of its own. Targets learned-like: peaked but
@@ -246,12 +247,7 @@ static void test_structure_kept_when_rules_drop(void **state)
     const unsigned all = 0x3f, t = 1u << 2, b = 1u << 3;
     const unsigned steps[] = {all, all & ~t & ~b, all & ~t, all};
     for (size_t s = 0; s < sizeof steps / sizeof steps[0]; ++s) {
-        double sum = 0.0;
-        for (int32_t r = 0; r < prob->num_rules; ++r)
-            for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
-                sum += w[i] = steps[s] >> r & 1u ? 1.0 + 0.1 * (double)(i % 5) : 0.0;
-        for (int32_t i = 0; i < m; ++i)
-            w[i] /= sum;
+        ts_weights_keeping(prob, steps[s], w);
         assert_int_equal(pn_pstep_solve(kept, prob, w, 1e-3, 1e-11, 100, y), PN_OUTCOME_OK);
         assert_int_equal(kept->restructured, s == 0);
         assert_true(kept->pricing_rounds > 0);
@@ -261,9 +257,7 @@ static void test_structure_kept_when_rules_drop(void **state)
         assert_true(fresh->J < G || steps[s] == all); /* built for fewer rules: merged */
         pn_pstep_expand(fresh, q_fresh);
         pn_pstep_free(fresh);
-        double diff = 0.0;
-        for (int64_t k = 0; k < G; ++k)
-            diff = fmax(diff, fabs(q_kept[k] - q_fresh[k]));
+        const double diff = ts_max_abs_diff(q_kept, q_fresh, G);
         if (diff > 1e-8)
             fail_msg("selection %zu: masses differ by %g", s, diff);
     }

@@ -173,6 +173,16 @@ void ts_artificial_group_masses(pn_gen_case which, uint64_t seed, const pn_probl
     }
 }
 
+void ts_weights_keeping(const pn_problem *prob, unsigned mask, double *w)
+{
+    double sum = 0.0;
+    for (int32_t r = 0; r < prob->num_rules; ++r)
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            sum += w[i] = mask >> r & 1u ? 1.0 + 0.1 * (double)(i % 5) : 0.0;
+    for (int32_t i = 0; i < prob->num_rows; ++i)
+        w[i] /= sum;
+}
+
 void ts_apply(const pn_problem *prob, const double *q, double *y)
 {
     const int32_t K = prob->num_rules;

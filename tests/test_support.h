@@ -62,6 +62,10 @@ pn_problem *ts_artificial(pn_gen_case which, uint64_t seed);
 void ts_artificial_group_masses(pn_gen_case which, uint64_t seed, const pn_problem *prob,
                                 const double *p, double *q);
 
+/* Weights that keep the rules named by mask (bit r) and drop the others,
+ * differing row by row and summing to 1. */
+void ts_weights_keeping(const pn_problem *prob, unsigned mask, double *w);
+
 /* y = A'q, computed here (not by the engine). */
 void ts_apply(const pn_problem *prob, const double *q, double *y);
 

@@ -95,9 +95,8 @@ void pn_pstep_update_structure(pn_pstep *ps, const pn_problem *prob, const doubl
 {
     const int32_t K = ps->num_rules;
     const int changed = needs_new_structure(ps, prob, w);
-    if (changed)
-        memcpy(ps->rule_kept, ps->rule_selected, (size_t)K);
     if (changed) {
+        memcpy(ps->rule_kept, ps->rule_selected, (size_t)K);
         /* remember the supported original groups to seed the new working set */
         int64_t carried = 0;
         if (ps->valid)
