@@ -178,10 +178,13 @@ void pn_feature_sums_free(pn_feature_sums *s);
  *
  * Without lower and cut (NULL) every sonority is summed, in order
  * (at[i] = i). With them: lower[r * nv + c] is at most every value of
- * rule r, and a run of the last voice whose sums are certainly >= cut[c]
- * for every c (the exact sum of the rules without the last voice plus the
- * lower bounds of the others) is left out without reading its rows:
- * passes that look for small sums skip most of the space. */
+ * rule r, and only the sonorities with a sum below its cut (out[i * nv +
+ * c] < cut[c] for some c) are given: a run of the last voice whose sums
+ * are certainly >= cut[c] for every c (the exact sum of the rules without
+ * the last voice plus the lower bounds of the others) is left out without
+ * reading its rows, the other runs after summing them. Passes that look
+ * for small sums skip most of the space, and their callers read only the
+ * few sonorities that can matter. */
 int64_t pn_feature_sums_run(pn_feature_sums *s, int lane, const unsigned char *kept,
                             const double *v, int nv, int64_t first, int64_t count,
                             const double *lower, const double *cut, int32_t *at, double *out);

@@ -85,6 +85,34 @@ static void sums2(const lane_scratch *s, int32_t ni, double up0, double up1, int
     }
 }
 
+/* The run just summed at out[done * nv ...]: keeps the sonorities with a
+ * sum below its cut, in order, numbered i + j in at (the passes with a
+ * bound look for a few hundred among hundreds of millions, so the caller
+ * need not read the rest); returns the new count. */
+static int64_t keep_below(double *out, int nv, const double *cut, int64_t done, int64_t run,
+                          int64_t i, int32_t *at)
+{
+    int64_t kept = done;
+    for (int64_t j = 0; j < run; ++j) {
+        const double *o = out + (done + j) * nv;
+        if (!(o[0] < cut[0] || (nv == 2 && o[1] < cut[1])))
+            continue;
+        if (nv == 2)
+            out[2 * kept + 1] = o[1];
+        out[kept * nv] = o[0];
+        at[kept++] = (int32_t)(i + j);
+    }
+    return kept;
+}
+
+/* Without a bound every sonority of the run is summed: numbers them. */
+static int64_t number_all(int32_t *at, int64_t done, int64_t run, int64_t i)
+{
+    for (int64_t j = 0; at && j < run; ++j)
+        at[done + j] = (int32_t)(i + j);
+    return done + run;
+}
+
 pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_start,
                                 pn_feature_sums **out, pn_error_info *info)
 {
@@ -227,9 +255,7 @@ int64_t pn_feature_sums_run(pn_feature_sums *fs, int lane, const unsigned char *
                 sums1(ls, ni, up0, run, out + done);
             else
                 sums2(ls, ni, up0, up1, run, out + 2 * done);
-            for (int64_t j = 0; at && j < run; ++j)
-                at[done + j] = (int32_t)(i + j);
-            done += run;
+            done = skip ? keep_below(out, nv, cut, done, run, i, at) : number_all(at, done, run, i);
         } /* else: every sum of the run is >= cut */
         i += run;
         /* carry into the upper voices */
