@@ -86,9 +86,10 @@ static void sums2(const lane_scratch *s, int32_t ni, double up0, double up1, int
 }
 
 /* The run just summed at out[done * nv ...]: keeps the sonorities with a
- * sum below its cut, in order, numbered i + j in at (the passes with a
- * bound look for a few hundred among hundreds of millions, so the caller
- * need not read the rest); returns the new count. */
+ * sum below its cut, in order, numbered i + j in at (a pass with a bound
+ * wants a few hundred of the space's sonorities, and of those summed in a
+ * chorale step about 0.4 % get under the cut, so the caller need not read
+ * the rest); returns the new count. */
 static int64_t keep_below(double *out, int nv, const double *cut, int64_t done, int64_t run,
                           int64_t i, int32_t *at)
 {
