@@ -104,7 +104,7 @@ typedef struct pn_pstep {
     int32_t m, num_rules;
     int64_t num_groups;
     const int32_t *rule_start;
-    /* the merged structure, and the rules it is built for */
+    /* the merged structure */
     /* K: the rules the structure is built for: those w keeps, or a set
      * of at most PN_PSTEP_STRUCTURE_SLACK more that contains them (the
      * others' rows are then passive) */
