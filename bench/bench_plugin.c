@@ -16,7 +16,9 @@
  * - knob change to new realization: from setting log2_lambda_w to the
  *   block where the new realization is installed (worker thread);
  * - the context step: every step's work() job (re-solve and alias table),
- *   three seeds of 100 steps (target: 99th percentile < 100 ms);
+ *   twelve seeds of 100 steps (target: 99th percentile < 100 ms; the
+ *   twelfth-slowest of 1200 steps moves less between runs than the
+ *   fourth-slowest of 300);
  * - late steps: S seconds (default 60) of music in real time with the
  *   worker thread, in 8ths and in 16ths at 120 bpm from instantiation, and
  *   in 16ths after the transport stood for 2 s (a DAW's play), three runs
@@ -560,12 +562,14 @@ static void context_step_rows(table *t, const double *job, long jobs, const doub
     rs->runs = (int)jobs;
     rs->median = jobs % 2 ? job[jobs / 2] : 0.5 * (job[jobs / 2 - 1] + job[jobs / 2]);
     rs->max = job[jobs - 1];
+    double first_max = 0.0;
+    for (int i = 0; i < seeds; ++i)
+        first_max = first[i] > first_max ? first[i] : first_max;
     snprintf(rs->details, sizeof rs->details,
              "work() per step: warm re-solve for the drawn sonority, then its alias "
              "table; %d seeds x %d steps from instantiation, synchronous worker; 90th pct "
-             "%.0f ms; each seed's first step %.0f / %.0f / %.0f ms",
-             seeds, steps_per_seed, job[(long)(0.9 * (double)(jobs - 1))] * 1e3, first[0] * 1e3,
-             first[1] * 1e3, first[2] * 1e3);
+             "%.0f ms; each seed's first step at most %.0f ms",
+             seeds, steps_per_seed, job[(long)(0.9 * (double)(jobs - 1))] * 1e3, first_max * 1e3);
     /* what keeps 16ths at 120 bpm (125 ms a step) in time: the tail */
     const double p99 = job[(long)(0.99 * (double)(jobs - 1))];
     samples tail = {0};
@@ -582,10 +586,10 @@ static void context_step_rows(table *t, const double *job, long jobs, const doub
 
 /* context steps: every work() job of a rolling transport with the knobs
  * left alone is one step's re-realization, timed whole (solve, alias
- * table, statistics); over three seeds */
+ * table, statistics); over twelve seeds */
 static void bench_context_steps(table *t, const char *bundle)
 {
-    enum { SEEDS = 3, STEPS_PER_SEED = 100 };
+    enum { SEEDS = 12, STEPS_PER_SEED = 100 };
     double *job = xmalloc(SEEDS * STEPS_PER_SEED * sizeof *job);
     double first[SEEDS] = {0}; /* each seed's first step after instantiation */
     long jobs = 0;

@@ -682,19 +682,65 @@ static void test_cell_of_brute_force(void **state)
 
 /* ---- sums over the rows ---- */
 
+/* The space of the row sums' tests: a bass of 33 digits under 4,704
+ * upper voicings, so that the chord's per-run bounds come from its lists,
+ * two-voice rules' from tables, and diff(w(4,3,2,1)) has only its least
+ * over all rows. */
+static void row_sums_space(pn_space *s)
+{
+    pn_error_info info;
+    const int low[4] = {60, 55, 48, 36}, high[4] = {79, 67, 62, 67};
+    assert_int_equal(pn_space_init(s, 4, low, high, &info), PN_OK);
+}
+
+/* The row sums of a few rules over a space, with their tables. */
+enum { FIXTURE_RULES = 10 };
+typedef struct sums_fixture {
+    int num_rules;
+    pn_feature *f[FIXTURE_RULES];
+    pn_feature_table *t[FIXTURE_RULES];
+    int32_t start[FIXTURE_RULES + 1]; /* rule r's rows start[r] .. start[r + 1] - 1 */
+    pn_feature_sums *sums;
+} sums_fixture;
+
+static void fixture_init(sums_fixture *fx, const pn_space *s, const char *const *texts, int n)
+{
+    pn_error_info info;
+    assert_true(n <= FIXTURE_RULES);
+    fx->num_rules = n;
+    fx->start[0] = 0;
+    for (int i = 0; i < n; ++i) {
+        fx->f[i] = parse_ok(texts[i], s->num_voices);
+        fx->t[i] = table_ok(fx->f[i], s);
+        fx->start[i + 1] = fx->start[i] + pn_feature_table_size(fx->t[i]);
+    }
+    pn_feature_set set = {*s, n, (const pn_feature_table *const *)fx->t};
+    fx->sums = NULL;
+    assert_int_equal(pn_feature_sums_create(&set, fx->start, &fx->sums, &info), PN_OK);
+}
+
+static void fixture_free(sums_fixture *fx)
+{
+    pn_feature_sums_free(fx->sums);
+    for (int i = 0; i < fx->num_rules; ++i) {
+        pn_feature_table_free(fx->t[i]);
+        pn_feature_free(fx->f[i]);
+    }
+}
+
 /* pn_feature_sums_run against the cells of every rule, one and two values
  * per row, over ranges that start and end anywhere in a run of the bass;
  * every third range with a bound, which must leave out exactly the
- * sonorities whose sums are all >= the cut and give the others exact.
- * The kept rules vary: 3 to 6 rules with the bass are summed per run, and
- * the ones without it are left out too (a dropped rule adds nothing). */
+ * sonorities whose sums are all >= the cut and give the others exact;
+ * half of those with the per-run bounds of a prepared pass. The kept
+ * rules vary: 3 to 7 rules with the bass are summed per run, and the ones
+ * without it are left out too (a dropped rule adds nothing). */
 static void test_row_sums(void **state)
 {
     (void)state;
     pn_space s;
     pn_error_info info;
-    const int low[4] = {60, 55, 48, 40}, high[4] = {72, 67, 62, 55};
-    assert_int_equal(pn_space_init(&s, 4, low, high, &info), PN_OK);
+    row_sums_space(&s);
     const char *texts[] = {
         "w(1)",
         "sort(mod12(rel(w(4,3,2,1))))",
@@ -705,28 +751,19 @@ static void test_row_sums(void **state)
         "order(w(1,4))",
         "mod12(rel(w(4,1)))",
         "mod12(rel(w(4,2)))",
+        "diff(w(4,3,2,1))",
     };
     enum { NT = sizeof texts / sizeof texts[0] };
-    /* the kept rules, by trial: all six with the bass, five, four, three,
+    /* the kept rules, by trial: all seven with the bass, six, five, three,
      * and five with two rules without the bass left out */
-    const unsigned char keep[5][NT] = {{1, 1, 1, 1, 1, 1, 1, 1, 1},
-                                       {1, 1, 1, 1, 1, 1, 1, 1, 0},
-                                       {1, 1, 1, 1, 1, 1, 1, 0, 0},
-                                       {1, 1, 1, 1, 1, 1, 0, 0, 0},
-                                       {0, 1, 0, 0, 1, 1, 1, 1, 1}};
-    pn_feature *f[NT];
-    pn_feature_table *t[NT];
-    int32_t start[NT + 1];
-    start[0] = 0;
-    for (int i = 0; i < NT; ++i) {
-        f[i] = parse_ok(texts[i], 4);
-        t[i] = table_ok(f[i], &s);
-        start[i + 1] = start[i] + pn_feature_table_size(t[i]);
-    }
-    pn_feature_set set = {s, NT, (const pn_feature_table *const *)t};
-    pn_feature_sums *sums = NULL;
-    assert_int_equal(pn_feature_sums_create(&set, start, &sums, &info), PN_OK);
-    const int32_t m = start[NT];
+    const unsigned char keep[5][NT] = {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                       {1, 1, 1, 1, 1, 1, 1, 1, 0, 1},
+                                       {1, 1, 1, 1, 1, 1, 1, 0, 0, 1},
+                                       {1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                       {0, 1, 0, 0, 1, 1, 1, 1, 1, 0}};
+    sums_fixture fx;
+    fixture_init(&fx, &s, texts, NT);
+    const int32_t m = fx.start[NT];
     double *v = malloc(2 * (size_t)m * sizeof *v);
     double *out = malloc(2 * 5000 * sizeof *out);
     int32_t *at = malloc(5000 * sizeof *at);
@@ -751,7 +788,7 @@ static void test_row_sums(void **state)
         for (int r = 0; r < NT; ++r)
             for (int c = 0; c < nv; ++c) {
                 lower[r * nv + c] = INFINITY;
-                for (int32_t i = start[r]; i < start[r + 1]; ++i)
+                for (int32_t i = fx.start[r]; i < fx.start[r + 1]; ++i)
                     lower[r * nv + c] =
                         fmin(lower[r * nv + c], v[(size_t)i * (size_t)nv + (size_t)c]);
             }
@@ -759,9 +796,15 @@ static void test_row_sums(void **state)
         for (int c = 0; c < nv; ++c)
             cut[c] = -60.0 + (double)rng_below(&rng, 120);
         const unsigned char *kept = keep[trial % 5]; /* all of them when NULL */
-        const int64_t got = pn_feature_sums_run(
-            sums, trial % PN_ROW_SUMS_LANES, trial % 10 == 0 ? NULL : kept, v, nv, first, count,
-            bounded ? lower : NULL, bounded ? cut : NULL, at, out);
+        const unsigned char *kept_arg = trial % 10 == 0 ? NULL : kept;
+        /* every other bounded trial with the per-run bounds of a prepared
+         * pass, and without lower: prepared runs must not read it */
+        const int prepared = bounded && (trial / 6) % 2 == 1;
+        if (prepared)
+            pn_feature_sums_prepare(fx.sums, kept_arg, v, nv);
+        const int64_t got = pn_feature_sums_run(fx.sums, trial % PN_ROW_SUMS_LANES, kept_arg, v, nv,
+                                                first, count, bounded && !prepared ? lower : NULL,
+                                                bounded ? cut : NULL, prepared, at, out);
         assert_true(got >= 0 && got <= count);
         if (!bounded)
             assert_int_equal(got, count);
@@ -777,8 +820,8 @@ static void test_row_sums(void **state)
                     if (!kept[r])
                         continue;
                     int32_t cell;
-                    assert_int_equal(pn_feature_cell_of(t[r], p, &cell, &info), PN_OK);
-                    expect[c] += v[(size_t)(start[r] + cell) * (size_t)nv + (size_t)c];
+                    assert_int_equal(pn_feature_cell_of(fx.t[r], p, &cell, &info), PN_OK);
+                    expect[c] += v[(size_t)(fx.start[r] + cell) * (size_t)nv + (size_t)c];
                 }
                 /* within rounding: the kernel sums in another order */
                 const double eps = 1e-9 * (1.0 + fabs(cut[c]));
@@ -808,13 +851,160 @@ static void test_row_sums(void **state)
     /* the bound both skipped runs and left others to be summed */
     assert_true(skipped > 0);
     assert_true(exact_in_bounded > 0);
-    pn_feature_sums_free(sums);
+    fixture_free(&fx);
     free(v);
     free(out);
     free(at);
-    for (int i = 0; i < NT; ++i) {
-        pn_feature_table_free(t[i]);
-        pn_feature_free(f[i]);
+}
+
+/* The per-run bounds of a prepared pass are as tight as they may be and
+ * no tighter: with one rule with the bass kept (a chord over the bass,
+ * bounded from its lists; a tenor-bass interval and the bass, from
+ * tables; a four-voice rule, from its least over all rows), the bound of
+ * a run is its least sum, so a cut just above that sum must give the
+ * sonority that has it, and a cut at it none. */
+static void test_row_sums_per_run_bounds(void **state)
+{
+    (void)state;
+    pn_space s;
+    pn_error_info info;
+    row_sums_space(&s);
+    const char *texts[] = {"w(1)", "sort(mod12(rel(w(4,3,2,1))))", "diff(w(4,3))", "w(4)",
+                           "diff(w(4,3,2,1))"};
+    enum { NT = sizeof texts / sizeof texts[0] };
+    sums_fixture fx;
+    fixture_init(&fx, &s, texts, NT);
+    const int32_t m = fx.start[NT];
+    double *v = malloc(2 * (size_t)m * sizeof *v);
+    assert_non_null(v);
+    const int run = pn_space_radix(&s, 3);
+    const int64_t runs = pn_space_size(&s) / run;
+    double out[2 * 64];
+    int32_t at[64];
+    uint64_t rng = 11;
+    for (int trial = 0; trial < 400; ++trial) {
+        const int inner = 1 + trial % (NT - 1), nv = 1 + (trial / (NT - 1)) % 2;
+        const unsigned char kept[NT] = {1, inner == 1, inner == 2, inner == 3, inner == 4};
+        for (int32_t i = 0; i < nv * m; ++i)
+            v[i] = (double)rng_below(&rng, 1000) / 7.0 - 50.0;
+        const int64_t first = rng_below(&rng, runs) * run;
+        /* the least sum of each value over the run, and who has it */
+        double least[2] = {INFINITY, INFINITY};
+        int64_t where[2] = {-1, -1};
+        for (int j = 0; j < run; ++j) {
+            int p[4];
+            assert_int_equal(pn_space_decode(&s, first + j, p, &info), PN_OK);
+            for (int c = 0; c < nv; ++c) {
+                double sum = 0.0;
+                for (int r = 0; r < NT; ++r) {
+                    int32_t cell;
+                    assert_int_equal(pn_feature_cell_of(fx.t[r], p, &cell, &info), PN_OK);
+                    sum += kept[r] ? v[(size_t)(fx.start[r] + cell) * (size_t)nv + (size_t)c] : 0.0;
+                }
+                if (sum < least[c]) {
+                    least[c] = sum;
+                    where[c] = j;
+                }
+            }
+        }
+        pn_feature_sums_prepare(fx.sums, kept, v, nv);
+        for (int c = 0; c < nv; ++c) {
+            /* only value c can get under the cut */
+            double cut[2] = {INFINITY, INFINITY};
+            cut[c] = least[c] + 1e-6;
+            for (int c2 = 0; c2 < nv; ++c2)
+                cut[c2] = c2 == c ? cut[c2] : -INFINITY;
+            int64_t got =
+                pn_feature_sums_run(fx.sums, 0, kept, v, nv, first, run, NULL, cut, 1, at, out);
+            int found = 0;
+            for (int64_t i = 0; i < got; ++i)
+                found |= at[i] == where[c];
+            if (!found)
+                fail_msg("%s, value %d of %d: the run from %lld gave %lld sonorities, "
+                         "not the one with the least sum",
+                         texts[inner], c, nv, (long long)first, (long long)got);
+            cut[c] = least[c] - 1e-6;
+            got = pn_feature_sums_run(fx.sums, 0, kept, v, nv, first, run, NULL, cut, 1, at, out);
+            assert_int_equal(got, 0);
+        }
+    }
+    fixture_free(&fx);
+    free(v);
+}
+
+/* Spaces of one to three voices: the row sums walk runs of the last
+ * voice with no voice, one or two above it, over the whole space, with
+ * and without a bound, one and two values per row, against the cells. */
+static void test_row_sums_few_voices(void **state)
+{
+    (void)state;
+    const int low[3] = {60, 48, 36}, high[3] = {72, 62, 55};
+    const char *texts[3][4] = {
+        {"w(1)", "mod12(w(1))", "w(1)", "mod12(w(1))"},
+        {"w(1)", "diff(w(2,1))", "w(2)", "mod12(w(2))"},
+        {"w(1)", "diff(w(2,1))", "mod12(rel(w(3,2,1)))", "diff(w(3,2))"},
+    };
+    for (int k = 1; k <= 3; ++k) {
+        pn_space s;
+        pn_error_info info;
+        assert_int_equal(pn_space_init(&s, k, low, high, &info), PN_OK);
+        sums_fixture fx;
+        fixture_init(&fx, &s, texts[k - 1], 4);
+        const int64_t n = pn_space_size(&s);
+        double *v = malloc(2 * (size_t)fx.start[4] * sizeof *v);
+        double *out = malloc(2 * (size_t)n * sizeof *out);
+        int32_t *at = malloc((size_t)n * sizeof *at);
+        assert_non_null(v);
+        assert_non_null(out);
+        assert_non_null(at);
+        uint64_t rng = 3 + (uint64_t)k;
+        for (int trial = 0; trial < 6; ++trial) {
+            const int nv = 1 + trial % 2, mode = trial / 2; /* none, lower, prepared */
+            for (int32_t i = 0; i < nv * fx.start[4]; ++i)
+                v[i] = (double)rng_below(&rng, 1000) / 7.0 - 50.0;
+            double lower[2 * 4], cut[2] = {30.05, 20.05}; /* no sum is on a cut */
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < nv; ++c) {
+                    lower[r * nv + c] = INFINITY;
+                    for (int32_t i = fx.start[r]; i < fx.start[r + 1]; ++i)
+                        lower[r * nv + c] = fmin(lower[r * nv + c], v[i * nv + c]);
+                }
+            if (mode == 2)
+                pn_feature_sums_prepare(fx.sums, NULL, v, nv);
+            const int64_t got =
+                pn_feature_sums_run(fx.sums, 0, NULL, v, nv, 0, n, mode == 1 ? lower : NULL,
+                                    mode ? cut : NULL, mode == 2, at, out);
+            int64_t i = 0, below = 0;
+            for (int64_t x = 0; x < n; ++x) {
+                int p[3];
+                assert_int_equal(pn_space_decode(&s, x, p, &info), PN_OK);
+                double expect[2] = {0.0, 0.0};
+                for (int r = 0; r < 4; ++r) {
+                    int32_t cell;
+                    assert_int_equal(pn_feature_cell_of(fx.t[r], p, &cell, &info), PN_OK);
+                    for (int c = 0; c < nv; ++c)
+                        expect[c] += v[(size_t)(fx.start[r] + cell) * (size_t)nv + (size_t)c];
+                }
+                const int wanted = !mode || expect[0] < cut[0] || (nv == 2 && expect[1] < cut[1]);
+                below += mode && wanted;
+                if (!wanted)
+                    continue;
+                if (i == got || at[i] != x)
+                    fail_msg("%d voices, mode %d, nv %d: x = %lld not summed", k, mode, nv,
+                             (long long)x);
+                for (int c = 0; c < nv; ++c)
+                    assert_true(fabs(out[i * nv + c] - expect[c]) <=
+                                1e-9 * (1.0 + fabs(expect[c])));
+                ++i;
+            }
+            assert_int_equal(i, got);
+            if (mode)
+                assert_true(below > 0 && below < n); /* the cut splits the space */
+        }
+        fixture_free(&fx);
+        free(v);
+        free(out);
+        free(at);
     }
 }
 
@@ -1173,6 +1363,8 @@ int main(void)
         cmocka_unit_test(test_value_counts),
         cmocka_unit_test(test_cell_of_brute_force),
         cmocka_unit_test(test_row_sums),
+        cmocka_unit_test(test_row_sums_per_run_bounds),
+        cmocka_unit_test(test_row_sums_few_voices),
         cmocka_unit_test(test_cell_source),
         cmocka_unit_test(test_find_value),
         cmocka_unit_test(test_deoverlap_small),

@@ -176,18 +176,31 @@ void pn_feature_sums_free(pn_feature_sums *s);
  * its own in s: calls with different lanes may run at the same time, calls
  * with the same lane one at a time.
  *
- * Without lower and cut (NULL) every sonority is summed, in order
- * (at[i] = i). With them: lower[r * nv + c] is at most every value of
- * rule r, and only the sonorities with a sum below its cut (out[i * nv +
- * c] < cut[c] for some c) are given: a run of the last voice whose sums
+ * Without a cut (NULL) every sonority is summed, in order (at[i] = i).
+ * With one, and lower (lower[r * nv + c] at most every value of rule r)
+ * or `prepared`, only the sonorities with a sum below the cut (out[i * nv
+ * + c] < cut[c] for some c) are given: a run of the last voice whose sums
  * are certainly >= cut[c] for every c (the exact sum of the rules without
- * the last voice plus the lower bounds of the others) is left out without
+ * the last voice plus lower bounds of the others) is left out without
  * reading its rows, the other runs after summing them. Passes that look
  * for small sums skip most of the space, and their callers read only the
- * few sonorities that can matter. */
+ * few sonorities that can matter.
+ *
+ * `prepared` (nonzero) says that pn_feature_sums_prepare was called with
+ * the same kept, v and nv and that none of them changed since: the bounds
+ * are then each rule's least over the run at hand, given the upper
+ * voices (for a chord over the bass, the least over the bass's pitch
+ * classes under these upper voices), and lower is not read. */
 int64_t pn_feature_sums_run(pn_feature_sums *s, int lane, const unsigned char *kept,
                             const double *v, int nv, int64_t first, int64_t count,
-                            const double *lower, const double *cut, int32_t *at, double *out);
+                            const double *lower, const double *cut, int prepared, int32_t *at,
+                            double *out);
+
+/* Per pass, before the bounded runs of a pass with `prepared` and with no
+ * run in flight: takes each kept rule's least values from v (a few
+ * thousand reads). Allocation-free. */
+void pn_feature_sums_prepare(pn_feature_sums *s, const unsigned char *kept, const double *v,
+                             int nv);
 
 #ifdef __cplusplus
 }

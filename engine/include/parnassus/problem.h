@@ -31,6 +31,12 @@ extern "C" {
  * inputs whose sums it can tell are >= cut[c] for every c < nv, without
  * reading their rows.
  *
+ * prepare (optional, may be NULL) lets run() tell more of them: a pass
+ * with a bound may call it once, with the pass's kept, v and nv and no
+ * run() in flight, and then set `prepared` in its bounds; run() may then
+ * bound sums from what prepare() took of v (e.g. each rule's least over a
+ * part of the inputs) until kept, v or nv change.
+ *
  * run() may be called at the same time from different lanes (0 ..
  * PN_ROW_SUMS_LANES - 1; each lane one call at a time): the solver splits
  * its passes over all groups between threads that way. */
@@ -39,12 +45,14 @@ enum { PN_ROW_SUMS_LANES = 4 };
 typedef struct pn_row_sums_bound {
     const double *lower; /* K * nv */
     double cut[2];
+    int prepared; /* prepare() was called for this pass */
 } pn_row_sums_bound;
 
 typedef struct pn_row_sums {
     int64_t (*run)(void *ctx, int lane, const unsigned char *kept, const double *v, int nv,
                    int64_t first, int64_t count, const pn_row_sums_bound *bound, int32_t *at,
                    double *out);
+    void (*prepare)(void *ctx, const unsigned char *kept, const double *v, int nv);
     void *ctx;
     void (*free_ctx)(void *ctx); /* called by pn_problem_free */
 } pn_row_sums;

@@ -87,4 +87,41 @@ void pn_value_set_sort_ids(const pn_value_set *vs, int32_t *ids, int32_t *tmp, s
 const int32_t *pn_feature_table_lut(const pn_feature_table *t);
 int64_t pn_feature_table_vstride(const pn_feature_table *t, int voice);
 
+/* ---- per-run bounds (feature_run_low.c) ----
+ *
+ * For the row sums' bounded passes: the least that one rule with the last
+ * voice adds over a run of that voice, given the digits of the upper
+ * voices in its window (its key). The distinct cells of each key's run
+ * are listed once, when the row sums are made; each pass, prepare takes
+ * the rule's least value and, for a rule with few keys, the least per key;
+ * a rule with many keys whose lists are short is bounded from its list,
+ * run by run. */
+typedef enum pn_run_low_kind {
+    PN_RUN_LOW_RULE,  /* only the rule's least over all its rows */
+    PN_RUN_LOW_TABLE, /* the least per key, kept per pass */
+    PN_RUN_LOW_LIST,  /* the least of the key's list, when asked */
+} pn_run_low_kind;
+
+typedef struct pn_run_low {
+    pn_run_low_kind kind;
+    int64_t kstride[PN_SPACE_MAX_VOICES]; /* key = sum of upper digits x kstride */
+    int64_t num_keys;
+    int32_t *list_start; /* num_keys + 1; the cells of key k's run are */
+    int32_t *list_cell;  /* list_cell[list_start[k] .. list_start[k + 1]) */
+    double *key_low;     /* TABLE: 2 per key, per pass */
+    double low[2];       /* the rule's least over all rows, per pass */
+} pn_run_low;
+
+/* For table t (its window has the last voice) over space. The lists hold
+ * at most half as many entries as t's lookup; without the memory for
+ * them, the kind is PN_RUN_LOW_RULE. */
+void pn_run_low_init(pn_run_low *rl, const pn_feature_table *t, const pn_space *space);
+void pn_run_low_free(pn_run_low *rl);
+/* Per pass: rows[cell * nv + c] are the rule's values. */
+void pn_run_low_prepare(pn_run_low *rl, const double *rows, int32_t num_rows, int nv);
+/* The least value c < nv of the rule over the run whose upper voices have
+ * digit[0 .. num_upper - 1], into low[c]; rows as prepared. */
+void pn_run_low_at(const pn_run_low *rl, const int *digit, int num_upper, const double *rows,
+                   int nv, double *low);
+
 #endif

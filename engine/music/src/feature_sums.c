@@ -1,7 +1,10 @@
 /* Sums over the rows of every sonority, walking the space in order
  * (feature.h, "sums over the rows"): the rules whose window leaves out the
  * last voice are summed once per run of that voice, the others read their
- * table at consecutive entries. */
+ * table at consecutive entries. With a bound, a run is skipped when the
+ * rules with the last voice cannot bring it under the cut: from each
+ * one's least over all its rows, then, in a prepared pass, over the run
+ * (feature_run_low.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +17,12 @@
 typedef struct lane_scratch {
     int32_t *inner; /* the kept rules whose window has the last voice ... */
     int32_t num_inner;
-    int32_t *outer; /* ... and the others */
-    int32_t num_outer;
-    int64_t *base; /* per rule, the lookup offset of the upper voices */
+    /* ... and the others: first the num_top whose window leaves out the
+     * voice above the last too ("top" rules, whose sum holds over a run of
+     * that voice), then the "mid" ones */
+    int32_t *outer;
+    int32_t num_outer, num_top;
+    int64_t *base; /* per kept rule: the lookup offset of the top voices */
     /* one run of the last voice, per inner rule: its lookup at the run's
      * start, the lookup's step, and its values (v at its first row) */
     const int32_t **run_lut;
@@ -31,28 +37,26 @@ struct pn_feature_sums {
     int32_t num_inner_all, num_outer_all;
     const int32_t *const *lut; /* per rule: its table's lookup */
     int64_t (*vstride)[PN_SPACE_MAX_VOICES];
-    int32_t *first_row; /* per rule: its first row */
+    int32_t *first_row;  /* per rule: its first row */
+    int32_t *num_rows;   /* per rule: its cells */
+    pn_run_low *run_low; /* per rule with the last voice: its per-run bounds */
     lane_scratch lane[PN_ROW_SUMS_LANES];
 };
 
 /* One run of the last voice, one value per row: out[j] = up + the inner
- * rules' values at step j. */
+ * rules' values at step j, added rule by rule (each inner loop one lookup
+ * at one stride: 3 to 7 rules are summed, and a loop over them per step
+ * cost more than the loads) in the order of a sum per step. */
 static void sums1(const lane_scratch *s, int32_t ni, double up, int64_t run, double *out)
 {
-    const int32_t *const *lut = s->run_lut;
-    const int64_t *st = s->run_stride;
-    const double *const *row = s->run_row;
-    if (ni == 3) { /* the common case: chord, bass and tenor-bass style rules */
+    for (int64_t j = 0; j < run; ++j)
+        out[j] = up;
+    for (int32_t q = 0; q < ni; ++q) {
+        const int32_t *lut = s->run_lut[q];
+        const int64_t st = s->run_stride[q];
+        const double *row = s->run_row[q];
         for (int64_t j = 0; j < run; ++j)
-            out[j] = up + row[0][lut[0][j * st[0]]] + row[1][lut[1][j * st[1]]] +
-                     row[2][lut[2][j * st[2]]];
-        return;
-    }
-    for (int64_t j = 0; j < run; ++j) {
-        double sum = up;
-        for (int32_t q = 0; q < ni; ++q)
-            sum += row[q][lut[q][j * st[q]]];
-        out[j] = sum;
+            out[j] += row[lut[j * st]];
     }
 }
 
@@ -60,28 +64,19 @@ static void sums1(const lane_scratch *s, int32_t ni, double up, int64_t run, dou
 static void sums2(const lane_scratch *s, int32_t ni, double up0, double up1, int64_t run,
                   double *out)
 {
-    const int32_t *const *lut = s->run_lut;
-    const int64_t *st = s->run_stride;
-    const double *const *row = s->run_row;
-    if (ni == 3) {
-        for (int64_t j = 0; j < run; ++j) {
-            const double *p0 = row[0] + 2 * (int64_t)lut[0][j * st[0]];
-            const double *p1 = row[1] + 2 * (int64_t)lut[1][j * st[1]];
-            const double *p2 = row[2] + 2 * (int64_t)lut[2][j * st[2]];
-            out[2 * j] = up0 + p0[0] + p1[0] + p2[0];
-            out[2 * j + 1] = up1 + p0[1] + p1[1] + p2[1];
-        }
-        return;
-    }
     for (int64_t j = 0; j < run; ++j) {
-        double s0 = up0, s1 = up1;
-        for (int32_t q = 0; q < ni; ++q) {
-            const double *p = row[q] + 2 * (int64_t)lut[q][j * st[q]];
-            s0 += p[0];
-            s1 += p[1];
+        out[2 * j] = up0;
+        out[2 * j + 1] = up1;
+    }
+    for (int32_t q = 0; q < ni; ++q) {
+        const int32_t *lut = s->run_lut[q];
+        const int64_t st = s->run_stride[q];
+        const double *row = s->run_row[q];
+        for (int64_t j = 0; j < run; ++j) {
+            const double *p = row + 2 * (int64_t)lut[j * st];
+            out[2 * j] += p[0];
+            out[2 * j + 1] += p[1];
         }
-        out[2 * j] = s0;
-        out[2 * j + 1] = s1;
     }
 }
 
@@ -104,6 +99,32 @@ static int64_t keep_below(double *out, int nv, const double *cut, int64_t done, 
         at[kept++] = (int32_t)(i + j);
     }
     return kept;
+}
+
+/* With the pass prepared, whether a run whose sums are at least lo (from
+ * each inner rule's least over all its rows) certainly has them >= the
+ * cut once each inner rule's least over this run, given the upper voices'
+ * digits, replaces its least: the tables first (one read a rule), then
+ * the lists (a dozen reads), stopping as soon as it is told. */
+static int run_above_cut(const pn_feature_sums *s, const lane_scratch *ls, const int *digit,
+                         const double *v, int nv, double lo0, double lo1, const double *cut)
+{
+    const int upper = s->space.num_voices - 1;
+    for (int kind = PN_RUN_LOW_TABLE; kind <= PN_RUN_LOW_LIST; ++kind)
+        for (int32_t q = 0; q < ls->num_inner; ++q) {
+            const int32_t r = ls->inner[q];
+            const pn_run_low *rl = &s->run_low[r];
+            if ((int)rl->kind != kind)
+                continue;
+            double least[2];
+            pn_run_low_at(rl, digit, upper, v + (int64_t)s->first_row[r] * nv, nv, least);
+            lo0 += least[0] - rl->low[0];
+            if (nv == 2)
+                lo1 += least[1] - rl->low[1];
+            if (lo0 >= cut[0] && (nv == 1 || lo1 >= cut[1]))
+                return 1;
+        }
+    return 0;
 }
 
 /* Without a bound every sonority of the run is summed: numbers them. */
@@ -130,6 +151,8 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
     const int32_t **lut = malloc((size_t)K * sizeof *lut);
     s->vstride = malloc((size_t)K * sizeof *s->vstride);
     s->first_row = malloc((size_t)K * sizeof *s->first_row);
+    s->num_rows = malloc((size_t)K * sizeof *s->num_rows);
+    s->run_low = calloc((size_t)K, sizeof *s->run_low);
     s->inner_all = malloc((size_t)K * sizeof *s->inner_all);
     s->outer_all = malloc((size_t)K * sizeof *s->outer_all);
     int lanes_ok = 1;
@@ -145,7 +168,8 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
             ls->inner && ls->outer && ls->base && ls->run_lut && ls->run_stride && ls->run_row;
     }
     s->lut = lut;
-    if (!lut || !s->vstride || !s->first_row || !lanes_ok || !s->inner_all || !s->outer_all) {
+    if (!lut || !s->vstride || !s->first_row || !s->num_rows || !s->run_low || !lanes_ok ||
+        !s->inner_all || !s->outer_all) {
         pn_feature_sums_free(s);
         return pn_fail(info, PN_ERR_NOMEM, "feature sums: out of memory");
     }
@@ -156,9 +180,11 @@ pn_error pn_feature_sums_create(const pn_feature_set *set, const int32_t *rule_s
         for (int v = 0; v < PN_SPACE_MAX_VOICES; ++v)
             s->vstride[r][v] = v < set->space.num_voices ? pn_feature_table_vstride(t, v) : 0;
         s->first_row[r] = rule_start[r];
-        if (s->vstride[r][last] != 0)
+        s->num_rows[r] = pn_feature_table_size(t);
+        if (s->vstride[r][last] != 0) {
             s->inner_all[s->num_inner_all++] = r;
-        else
+            pn_run_low_init(&s->run_low[r], t, &set->space);
+        } else
             s->outer_all[s->num_outer_all++] = r;
     }
     *out = s;
@@ -172,6 +198,10 @@ void pn_feature_sums_free(pn_feature_sums *s)
     free((void *)(uintptr_t)s->lut);
     free(s->vstride);
     free(s->first_row);
+    free(s->num_rows);
+    for (int32_t r = 0; s->run_low && r < s->num_rules; ++r)
+        pn_run_low_free(&s->run_low[r]);
+    free(s->run_low);
     free(s->inner_all);
     free(s->outer_all);
     for (int l = 0; l < PN_ROW_SUMS_LANES; ++l) {
@@ -186,33 +216,95 @@ void pn_feature_sums_free(pn_feature_sums *s)
     free(s);
 }
 
-/* Lookup offsets of the upper voices' digits, per rule. */
-static void upper_bases(const pn_feature_sums *s, const int *digit, int64_t *base)
+/* Lookup offsets of the digits of the voices above the one above the last
+ * ("top" voices), per kept rule: they hold for a run of that voice's
+ * digits, which each run adds itself. */
+static void top_bases(const pn_feature_sums *s, const lane_scratch *ls, const int *digit,
+                      int64_t *base)
 {
     const int last = s->space.num_voices - 1;
-    for (int32_t r = 0; r < s->num_rules; ++r) {
+    for (int32_t q = 0; q < ls->num_inner + ls->num_outer; ++q) {
+        const int32_t r = q < ls->num_inner ? ls->inner[q] : ls->outer[q - ls->num_inner];
         int64_t b = 0;
-        for (int v = 0; v < last; ++v)
+        for (int v = 0; v < last - 1; ++v)
             b += digit[v] * s->vstride[r][v];
         base[r] = b;
     }
 }
 
+/* The lookup offset of rule r's upper voices: its top base and the digit
+ * of the voice above the last. */
+static inline int64_t upper_base(const pn_feature_sums *s, int32_t r, const int64_t *base,
+                                 const int *digit)
+{
+    const int mid = s->space.num_voices - 2;
+    return mid >= 0 ? base[r] + digit[mid] * s->vstride[r][mid] : base[r];
+}
+
+/* The next run of the last voice: carries into the upper voices' digits.
+ * Returns the highest voice that changed (-1 past the space's end). */
+static int next_run(const pn_feature_sums *s, const int *radix, int *digit)
+{
+    const int last = s->space.num_voices - 1;
+    digit[last] = 0;
+    int u = last - 1;
+    for (; u >= 0; --u) {
+        if (++digit[u] < radix[u])
+            break;
+        digit[u] = 0;
+    }
+    return u;
+}
+
+/* The sum of the kept rules without the last voice, outer[from .. to). */
+static void outer_sum(const pn_feature_sums *s, const lane_scratch *ls, const int64_t *base,
+                      const int *digit, const double *v, int nv, int32_t from, int32_t to,
+                      double *sum)
+{
+    sum[0] = sum[1] = 0.0;
+    for (int32_t o = from; o < to; ++o) {
+        const int32_t r = ls->outer[o];
+        const int64_t row = s->first_row[r] + s->lut[r][upper_base(s, r, base, digit)];
+        sum[0] += v[row * nv];
+        if (nv == 2)
+            sum[1] += v[row * nv + 1];
+    }
+}
+
+void pn_feature_sums_prepare(pn_feature_sums *s, const unsigned char *kept, const double *v, int nv)
+{
+    for (int32_t q = 0; q < s->num_inner_all; ++q) {
+        const int32_t r = s->inner_all[q];
+        if (!kept || kept[r])
+            pn_run_low_prepare(&s->run_low[r], v + (int64_t)s->first_row[r] * nv, s->num_rows[r],
+                               nv);
+    }
+}
+
 int64_t pn_feature_sums_run(pn_feature_sums *fs, int lane, const unsigned char *kept,
                             const double *v, int nv, int64_t first, int64_t count,
-                            const double *lower, const double *cut, int32_t *at, double *out)
+                            const double *lower, const double *cut, int prepared, int32_t *at,
+                            double *out)
 {
     const pn_feature_sums *s = fs;
     lane_scratch *ls = &fs->lane[lane];
-    /* the kept rules only: a dropped rule adds nothing */
+    const int k = s->space.num_voices, last = k - 1;
+    /* the kept rules only: a dropped rule adds nothing; the rules without
+     * the last voice, those without the voice above it first (their sum
+     * holds while only that voice moves) */
     ls->num_inner = ls->num_outer = 0;
     for (int32_t q = 0; q < s->num_inner_all; ++q)
         if (!kept || kept[s->inner_all[q]])
             ls->inner[ls->num_inner++] = s->inner_all[q];
-    for (int32_t q = 0; q < s->num_outer_all; ++q)
-        if (!kept || kept[s->outer_all[q]])
-            ls->outer[ls->num_outer++] = s->outer_all[q];
-    const int k = s->space.num_voices, last = k - 1;
+    for (int mid = 0; mid <= 1; ++mid) {
+        for (int32_t q = 0; q < s->num_outer_all; ++q) {
+            const int32_t r = s->outer_all[q];
+            if ((!kept || kept[r]) && (last >= 1 && s->vstride[r][last - 1] != 0) == mid)
+                ls->outer[ls->num_outer++] = r;
+        }
+        if (!mid)
+            ls->num_top = ls->num_outer;
+    }
     int digit[PN_SPACE_MAX_VOICES], radix[PN_SPACE_MAX_VOICES];
     for (int i = 0; i < k; ++i)
         radix[i] = s->space.high[i] - s->space.low[i] + 2;
@@ -222,33 +314,39 @@ int64_t pn_feature_sums_run(pn_feature_sums *fs, int lane, const unsigned char *
         x /= radix[i];
     }
     int64_t *base = ls->base;
-    upper_bases(s, digit, base);
     /* the bound: what the rules with the last voice add at least */
-    const int skip = lower && cut;
+    const int skip = cut && (lower || prepared);
     double inner_low[2] = {0.0, 0.0};
     for (int32_t q = 0; skip && q < ls->num_inner; ++q)
         for (int c = 0; c < nv; ++c)
-            inner_low[c] += lower[(int64_t)ls->inner[q] * nv + c];
+            inner_low[c] +=
+                prepared ? s->run_low[ls->inner[q]].low[c] : lower[(int64_t)ls->inner[q] * nv + c];
     int64_t i = 0, done = 0;
+    int moved = 0; /* the highest voice moved since the last run */
+    double top[2] = {0.0, 0.0};
     while (i < count) {
-        /* the rules without the last voice, once for this run of it */
-        double up0 = 0.0, up1 = 0.0;
-        for (int32_t o = 0; o < ls->num_outer; ++o) {
-            const int32_t r = ls->outer[o];
-            const int64_t row = s->first_row[r] + s->lut[r][base[r]];
-            up0 += v[row * nv];
-            if (nv == 2)
-                up1 += v[row * nv + 1];
+        /* the rules without the last voice, once for this run of it; the
+         * top voices' part only when they moved */
+        if (i == 0 || moved < last - 1) {
+            top_bases(s, ls, digit, base);
+            outer_sum(s, ls, base, digit, v, nv, 0, ls->num_top, top);
         }
+        double mid[2];
+        outer_sum(s, ls, base, digit, v, nv, ls->num_top, ls->num_outer, mid);
+        const double up0 = top[0] + mid[0], up1 = top[1] + mid[1];
         const int64_t run =
             radix[last] - digit[last] < count - i ? radix[last] - digit[last] : count - i;
-        if (!(skip && up0 + inner_low[0] >= cut[0] && (nv == 1 || up1 + inner_low[1] >= cut[1]))) {
+        const double lo0 = up0 + inner_low[0], lo1 = up1 + inner_low[1];
+        const int above = skip && ((lo0 >= cut[0] && (nv == 1 || lo1 >= cut[1])) ||
+                                   (prepared && run_above_cut(s, ls, digit, v, nv, lo0, lo1, cut)));
+        if (!above) {
             /* the inner rules' entries for this run: consecutive steps of
              * the last voice move each lookup by its stride */
             const int32_t ni = ls->num_inner;
             for (int32_t q = 0; q < ni; ++q) {
                 const int32_t r = ls->inner[q];
-                ls->run_lut[q] = s->lut[r] + base[r] + (int64_t)digit[last] * s->vstride[r][last];
+                ls->run_lut[q] = s->lut[r] + upper_base(s, r, base, digit) +
+                                 (int64_t)digit[last] * s->vstride[r][last];
                 ls->run_stride[q] = s->vstride[r][last];
                 ls->run_row[q] = v + (int64_t)s->first_row[r] * nv;
             }
@@ -259,15 +357,7 @@ int64_t pn_feature_sums_run(pn_feature_sums *fs, int lane, const unsigned char *
             done = skip ? keep_below(out, nv, cut, done, run, i, at) : number_all(at, done, run, i);
         } /* else: every sum of the run is >= cut */
         i += run;
-        /* carry into the upper voices */
-        digit[last] = 0;
-        for (int u = last - 1; u >= 0; --u) {
-            if (++digit[u] < radix[u])
-                break;
-            digit[u] = 0;
-        }
-        if (i < count)
-            upper_bases(s, digit, base);
+        moved = next_run(s, radix, digit);
     }
     return done;
 }

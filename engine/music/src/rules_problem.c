@@ -15,7 +15,12 @@ static int64_t run_row_sums(void *ctx, int lane, const unsigned char *kept, cons
                             int32_t *at, double *out)
 {
     return pn_feature_sums_run(ctx, lane, kept, v, nv, first, count, bound ? bound->lower : NULL,
-                               bound ? bound->cut : NULL, at, out);
+                               bound ? bound->cut : NULL, bound && bound->prepared, at, out);
+}
+
+static void prepare_row_sums(void *ctx, const unsigned char *kept, const double *v, int nv)
+{
+    pn_feature_sums_prepare(ctx, kept, v, nv);
 }
 
 static void free_row_sums(void *ctx)
@@ -33,6 +38,7 @@ static pn_error attach_row_sums(pn_problem *prob, const pn_feature_set *set, pn_
     if (err != PN_OK)
         return err;
     prob->row_sums.run = run_row_sums;
+    prob->row_sums.prepare = prepare_row_sums;
     prob->row_sums.ctx = sums;
     prob->row_sums.free_ctx = free_row_sums;
     return PN_OK;

@@ -215,6 +215,7 @@ static const pn_row_sums_bound *pass_bound(const pn_pstep *ps, pn_price_lane *la
     if (!ps->center_zero)
         return NULL;
     lane->bound.lower = ps->row_lower;
+    lane->bound.prepared = ps->row_sums->prepare != NULL; /* structured_pass called it */
     /* t_j = c_j (mu - s_j) <= bar when s_j >= mu - bar / c_j; c_j >= 1
      * and bar > 0, so mu - bar serves when every c_j is 1, mu otherwise */
     lane->bound.cut[0] = ps->identity ? ps->mu - bar : ps->mu;
@@ -321,6 +322,8 @@ static int64_t structured_pass(pn_pstep *ps, int nv, double threshold, double la
     ps->pass_max_add = max_add;
     for (int l = 0; l < lanes; ++l)
         ps->lane[l].gmin = nv == 2 ? *gmin : INFINITY;
+    if (ps->center_zero && ps->row_sums->prepare) /* for pass_bound's tighter bounds */
+        ps->row_sums->prepare(ps->row_sums->ctx, ps->rule_kept, ps->row_values, nv);
     for (int l = 1; l < lanes; ++l)
         pn_helper_start(ps->helper[l - 1], lane_pass, &ps->lane[l]);
     lane_pass(&ps->lane[0]);
