@@ -33,9 +33,10 @@ extern "C" {
  *
  * prepare (optional, may be NULL) lets run() tell more of them: a pass
  * with a bound may call it once, with the pass's kept, v and nv and no
- * run() in flight, and then set `prepared` in its bounds; run() may then
- * bound sums from what prepare() took of v (e.g. each rule's least over a
- * part of the inputs) until kept, v or nv change.
+ * run() in flight, and then set `prepared` in its bounds (lower may then
+ * be NULL); run() may then bound sums from what prepare() took of v (e.g.
+ * each rule's least over a part of the inputs) until kept, v or nv
+ * change.
  *
  * run() may be called at the same time from different lanes (0 ..
  * PN_ROW_SUMS_LANES - 1; each lane one call at a time): the solver splits

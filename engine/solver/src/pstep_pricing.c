@@ -195,8 +195,9 @@ static void spread_rows(pn_pstep *ps, const double *src, int nv)
         for (int c = 0; c < nv; ++c)
             ps->row_values[(size_t)ps->act_row[a] * (size_t)nv + (size_t)c] =
                 src[(size_t)a * (size_t)nv + (size_t)c];
-    /* each rule's least value: the row sums' bound */
-    for (int32_t r = 0; r < ps->num_rules; ++r)
+    /* each rule's least value: the row sums' bound (row sums that are
+     * prepared for a pass take their own) */
+    for (int32_t r = 0; !ps->row_sums->prepare && r < ps->num_rules; ++r)
         for (int c = 0; c < nv; ++c) {
             double least = INFINITY;
             for (int32_t i = ps->rule_start[r]; i < ps->rule_start[r + 1]; ++i)
@@ -214,8 +215,8 @@ static const pn_row_sums_bound *pass_bound(const pn_pstep *ps, pn_price_lane *la
 {
     if (!ps->center_zero)
         return NULL;
-    lane->bound.lower = ps->row_lower;
     lane->bound.prepared = ps->row_sums->prepare != NULL; /* structured_pass called it */
+    lane->bound.lower = lane->bound.prepared ? NULL : ps->row_lower;
     /* t_j = c_j (mu - s_j) <= bar when s_j >= mu - bar / c_j; c_j >= 1
      * and bar > 0, so mu - bar serves when every c_j is 1, mu otherwise */
     lane->bound.cut[0] = ps->identity ? ps->mu - bar : ps->mu;
