@@ -8,9 +8,12 @@
 
 #include "parnassus/memory.h"
 
-/* LOOSE_NEWTON: Newton steps of a round that pricing will follow anyway;
- * MID_ADD: groups a round must add to be solved only to MID_TOL first. */
-enum { MAX_ROUNDS = 200, LOOSE_NEWTON = 4, MID_ADD = 64 };
+/* LOOSE_NEWTON: Newton steps of a round that pricing will follow anyway
+ * (enough to settle most such rounds: with fewer, the next round starts
+ * from a support swollen by the groups just added and spends as many
+ * steps shrinking it); MID_ADD: groups a round must add to be solved only
+ * to MID_TOL first. */
+enum { MAX_ROUNDS = 200, LOOSE_NEWTON = 16, MID_ADD = 64 };
 
 /* Most groups the pool of earlier supports holds. */
 enum { POOL_CAP = 1 << 16 };

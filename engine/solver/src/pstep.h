@@ -59,10 +59,11 @@ enum { PN_PSTEP_BLOCK = 2048 }; /* groups per call of the row sums */
  * allow that many at once). */
 enum { PN_PSTEP_LANES = PN_ROW_SUMS_LANES };
 
-/* Pricing adds at most max(2 m_act, PN_PSTEP_MIN_ADD) groups a round and
+/* Pricing adds at most max(m_act, PN_PSTEP_ADD_FLOOR) groups a round and
  * gathers PN_PSTEP_CAND_SLACK times that many candidates before it prunes
- * them. */
-enum { PN_PSTEP_MIN_ADD = 1024, PN_PSTEP_CAND_SLACK = 4 };
+ * them; problems of at most 4 PN_PSTEP_MIN_ADD groups are solved with all
+ * of them in the working set. */
+enum { PN_PSTEP_MIN_ADD = 1024, PN_PSTEP_ADD_FLOOR = 512, PN_PSTEP_CAND_SLACK = 4 };
 
 /* Sets of kept rules remembered as separating every group: the selection
  * of a music set wanders among several such sets none of which contains

@@ -7,10 +7,13 @@
 
 #include "pstep.h"
 
-/* The most groups a pricing round adds. */
+/* The most groups a pricing round adds: one per active row (what a
+ * support needs at most, give or take the mass row), and no fewer than
+ * PN_PSTEP_ADD_FLOOR. More per round made each following Newton solve
+ * dearer than the rounds it spared (docs/benchmarks.md). */
 static inline int64_t pn_pstep_max_add(int32_t m_act)
 {
-    return (int64_t)m_act * 2 > PN_PSTEP_MIN_ADD ? (int64_t)m_act * 2 : PN_PSTEP_MIN_ADD;
+    return m_act > PN_PSTEP_ADD_FLOOR ? (int64_t)m_act : PN_PSTEP_ADD_FLOOR;
 }
 
 /* Candidates a lane of a pass over all groups may hold at once (at most
