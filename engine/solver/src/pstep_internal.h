@@ -7,10 +7,10 @@
 
 #include "pstep.h"
 
-/* The most groups a pricing round adds: one per active row (what a
- * support needs at most, give or take the mass row), and no fewer than
- * PN_PSTEP_ADD_FLOOR. More per round made each following Newton solve
- * dearer than the rounds it spared (docs/benchmarks.md). */
+/* The most groups a pricing round adds: one per active row (the music
+ * sets' supports hold a few hundred groups over 700-800 rows), and no
+ * fewer than PN_PSTEP_ADD_FLOOR. More per round made each following
+ * Newton solve dearer than the rounds it spared (docs/benchmarks.md). */
 static inline int64_t pn_pstep_max_add(int32_t m_act)
 {
     return m_act > PN_PSTEP_ADD_FLOOR ? (int64_t)m_act : PN_PSTEP_ADD_FLOOR;
