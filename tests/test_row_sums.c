@@ -236,7 +236,7 @@ static void test_structure_kept_when_rules_drop(void **state)
     const int64_t G = prob->num_groups;
     const int32_t m = prob->num_rows;
     assert_non_null(prob->row_sums.run);
-    assert_true(G > 4 * PN_PSTEP_MIN_ADD); /* priced, not every group at once */
+    assert_true(G > 4 * PN_PSTEP_WS_MARGIN); /* priced, not every group at once */
     double *w = malloc((size_t)m * sizeof *w), *y = malloc((size_t)m * sizeof *y);
     double *q_kept = malloc((size_t)G * sizeof *q_kept);
     double *q_fresh = malloc((size_t)G * sizeof *q_fresh);

@@ -514,7 +514,7 @@ static void start_dual(pn_pstep *ps, const double *b, const double *w, double la
     }
     if (!ps->have_dual)
         pn_pstep_clear_working_set(ps);
-    if (ps->J <= 4 * PN_PSTEP_MIN_ADD) {
+    if (ps->J <= 4 * PN_PSTEP_WS_MARGIN) {
         /* small problems: every group in the working set, no pricing */
         for (int64_t j = 0; j < ps->J; ++j)
             if (!ps->in_ws[j]) {
@@ -526,7 +526,7 @@ static void start_dual(pn_pstep *ps, const double *b, const double *w, double la
          * first rounds; for new weights on the same targets (the
          * alternation's later p-steps) the support is the start */
         compact_working_set(ps, ps->targets_moved || restart
-                                    ? 4 * ps->support_count + 4 * PN_PSTEP_MIN_ADD
+                                    ? 4 * ps->support_count + 4 * PN_PSTEP_WS_MARGIN
                                     : ps->support_count);
     }
 }

@@ -61,9 +61,11 @@ enum { PN_PSTEP_LANES = PN_ROW_SUMS_LANES };
 
 /* Pricing adds at most max(m_act, PN_PSTEP_ADD_FLOOR) groups a round and
  * gathers PN_PSTEP_CAND_SLACK times that many candidates before it prunes
- * them; problems of at most 4 PN_PSTEP_MIN_ADD groups are solved with all
- * of them in the working set. */
-enum { PN_PSTEP_MIN_ADD = 1024, PN_PSTEP_ADD_FLOOR = 512, PN_PSTEP_CAND_SLACK = 4 };
+ * them. Problems of at most 4 PN_PSTEP_WS_MARGIN groups are solved with
+ * all of them in the working set, and after new targets a working set of
+ * at most 4 times its support plus 4 PN_PSTEP_WS_MARGIN groups is kept
+ * whole (a larger one keeps only its groups with mass). */
+enum { PN_PSTEP_WS_MARGIN = 1024, PN_PSTEP_ADD_FLOOR = 512, PN_PSTEP_CAND_SLACK = 4 };
 
 /* Sets of kept rules remembered as separating every group: the selection
  * of a music set wanders among several such sets none of which contains

@@ -195,9 +195,10 @@ static void spread_rows(pn_pstep *ps, const double *src, int nv)
         for (int c = 0; c < nv; ++c)
             ps->row_values[(size_t)ps->act_row[a] * (size_t)nv + (size_t)c] =
                 src[(size_t)a * (size_t)nv + (size_t)c];
-    /* each rule's least value: the row sums' bound (row sums that are
-     * prepared for a pass take their own) */
-    for (int32_t r = 0; !ps->row_sums->prepare && r < ps->num_rules; ++r)
+    if (ps->row_sums->prepare) /* prepared for each pass: they take their own bounds */
+        return;
+    /* each rule's least value: the row sums' bound */
+    for (int32_t r = 0; r < ps->num_rules; ++r)
         for (int c = 0; c < nv; ++c) {
             double least = INFINITY;
             for (int32_t i = ps->rule_start[r]; i < ps->rule_start[r + 1]; ++i)
