@@ -768,6 +768,90 @@ static void test_bad_settings_rejected(void **state)
         fail_msg("%d bad-settings checks failed (see above)", failures);
 }
 
+/* ---- a warm solve that also starts from a known selection ---- */
+
+/* The selection trap and the way out of it. Twin solvers realize the
+ * targets b cold, then random targets warm, then b again: one warm, the
+ * other with pn_solver_solve_also() and the cold selection. The second
+ * never ends worse, runs one start when its warm start ends in that
+ * selection (and then matches the warm solve exactly) and two otherwise, and where the
+ * random targets left the warm start in a worse basin it gets back to the
+ * cold optimum. No selection, an empty one or one with an entry other than
+ * 0 and 1 is refused. */
+static void test_solve_also(void **state)
+{
+    (void)state;
+    ts_rng rng;
+    ts_seed(&rng, 56);
+    const double xs[] = {-3.0, 0.0, 2.0};
+    int cases = 0, trapped = 0, recovered = 0;
+    for (int c = 0; c < 6; ++c) {
+        pn_problem *prob = random_solver_problem(&rng);
+        const int32_t K = prob->num_rules;
+        double *b = malloc((size_t)prob->num_rows * sizeof *b);
+        assert_non_null(b);
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; ++i)
+            for (int trial = 0; trial < 2; ++trial) {
+                pn_settings st;
+                pn_settings_default(&st);
+                st.log2_lambda_w = xs[i];
+                st.warm_pool = 0;
+                new_targets(&rng, prob, 1.0, b);
+                pn_solver *warm = make_solver(prob, &st), *also = make_solver(prob, &st);
+                const pn_info cold = solve(warm, PN_START_COLD);
+                solve(also, PN_START_COLD);
+                unsigned char sel_cold[MAX_K], sel_now[MAX_K];
+                pn_solver_rule_stats(also, NULL, NULL, sel_cold);
+                pn_error_info info;
+                pn_info out;
+                for (int k = 0; k < 2; ++k) {
+                    pn_solver *s = k ? also : warm;
+                    assert_int_equal(pn_solver_update_targets(s, b, &info), PN_OK);
+                    solve(s, PN_START_WARM);
+                    assert_int_equal(pn_solver_update_targets(s, prob->target, &info), PN_OK);
+                }
+                /* the twin's warm solve is the first start of solve_also */
+                const pn_info fw = solve(warm, PN_START_WARM);
+                pn_solver_rule_stats(warm, NULL, NULL, sel_now);
+                const int same = memcmp(sel_now, sel_cold, (size_t)K) == 0;
+                if (pn_solver_solve_also(also, sel_cold, &out, &info) != PN_OK)
+                    fail_msg("pn_solver_solve_also: %s", info.message);
+                assert_int_equal(out.starts, same ? 1 : 2);
+                if (same)
+                    assert_memory_equal(&out.objective, &fw.objective, sizeof(double));
+                assert_true(out.objective <= fw.objective * (1.0 + 1e-12));
+                if (fw.objective > cold.objective * (1.0 + 1e-9)) {
+                    trapped++;
+                    recovered += out.objective <= cold.objective * (1.0 + 1e-9);
+                }
+                cases++;
+                pn_solver_free(warm);
+                pn_solver_free(also);
+            }
+        pn_settings st;
+        pn_settings_default(&st);
+        pn_solver *s = make_solver(prob, &st);
+        solve(s, PN_START_COLD);
+        pn_error_info info;
+        pn_info out;
+        unsigned char none[MAX_K] = {0};
+        assert_int_equal(pn_solver_solve_also(s, none, &out, &info), PN_ERR_INVALID);
+        assert_non_null(strstr(info.message, "keeps no rule"));
+        assert_int_equal(pn_solver_solve_also(s, NULL, &out, &info), PN_ERR_INVALID);
+        none[K - 1] = 2;
+        assert_int_equal(pn_solver_solve_also(s, none, &out, &info), PN_ERR_INVALID);
+        assert_non_null(strstr(info.message, "not 0 or 1"));
+        pn_solver_free(s);
+        free(b);
+        pn_problem_free(prob);
+    }
+    print_message("solve_also: %d cases, %d left in a worse basin by the warm start, %d of them "
+                  "back at the cold optimum\n",
+                  cases, trapped, recovered);
+    assert_true(trapped > 0);
+    assert_int_equal(recovered, trapped);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -781,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_warm_back_equals_cold),
         cmocka_unit_test(test_update_targets_warm_equals_cold),
         cmocka_unit_test(test_update_targets_rejects_bad_targets),
+        cmocka_unit_test(test_solve_also),
     };
     ts_test_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,17 @@ pn_error pn_solver_update_targets(pn_solver *solver, const double *target, pn_er
 /* Realizes the rule system. Allocates nothing. */
 pn_error pn_solver_solve(pn_solver *solver, pn_start start, pn_info *out_info, pn_error_info *info);
 
+/* A warm solve that also starts from a selection the caller knows
+ * (`selection`: one entry per rule, 1 = kept, 0 = dropped; w uniform over
+ * the kept rules' components) and keeps whichever solution is better. The alternation
+ * only descends, so once a sudden change of targets has left w on a few
+ * rules that p fits exactly, the warm start cannot bring the others back
+ * (their errors under that p keep them out): starting from a selection
+ * known to be good can. Nothing is tried twice when the current solution
+ * already has that selection. Allocates nothing. */
+pn_error pn_solver_solve_also(pn_solver *solver, const unsigned char *selection, pn_info *out_info,
+                              pn_error_info *info);
+
 const pn_settings *pn_solver_settings(const pn_solver *solver);
 const double *pn_solver_q(const pn_solver *solver); /* K' group masses */
 const double *pn_solver_w(const pn_solver *solver); /* m weights */

@@ -27,7 +27,21 @@ struct pn_generator {
     int given_stale[PN_SPACE_MAX_VOICES]; /* its masses predate the last realization */
     pn_error_info given_error; /* why the last pn_generator_draw_given failed to set up */
     int64_t held_bytes;        /* the estimate check_memory passed, plus conditionals */
+    /* the selection trap (steady_selection): the last steady selection,
+     * the rule components it kept, and how many steps may still start
+     * from it */
+    unsigned char *steady;   /* one entry per rule */
+    unsigned char *selected; /* scratch: the current selection */
+    int64_t steady_rows;
+    int have_steady;
+    int recovery_tries;
+    uint64_t recoveries;
 };
+
+/* How many context steps in a row may start again from the last steady
+ * selection: the step that lost the rules often has targets that nothing
+ * fits, and the next ones do. */
+enum { RECOVERY_TRIES = 3 };
 
 void pn_generator_free(pn_generator *gen)
 {
@@ -37,6 +51,8 @@ void pn_generator_free(pn_generator *gen)
         pn_conditional_free(gen->given[v]);
     pn_sampler_free(gen->sampler);
     pn_solver_free(gen->solver);
+    free(gen->steady);
+    free(gen->selected);
     pn_group_index_free(gen->index);
     pn_problem_free(gen->prob);
     free(gen->group_of);
@@ -56,10 +72,61 @@ static pn_error use_settings(pn_generator *gen, int stepping, pn_error_info *inf
     return err;
 }
 
-/* Realizes the current targets and hands the masses to the sampler. */
+/* How many rule components (rows) the current solution keeps; its
+ * selection into gen->selected. */
+static int64_t kept_rows(pn_generator *gen)
+{
+    const pn_problem *prob = gen->prob;
+    const double *w = pn_solver_w(gen->solver);
+    int64_t rows = 0;
+    for (int32_t r = 0; r < prob->num_rules; ++r) {
+        unsigned char on = 0;
+        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
+            on |= w[i] > 0.0;
+        gen->selected[r] = on;
+        rows += on ? prob->rule_start[r + 1] - prob->rule_start[r] : 0;
+    }
+    return rows;
+}
+
+/* The selection trap. The alternation only descends: when new targets
+ * leave w on a few rules that p fits exactly, the rules it dropped stay
+ * out at the next contexts too (their errors under that p keep them out)
+ * and the music stops following its context. A realization that keeps at
+ * least 7/8 of the components the last steady one kept is steady itself
+ * (a rule or two may come and go from step to step); one that keeps fewer
+ * starts again from the last steady selection, for at most RECOVERY_TRIES
+ * steps in a row, and keeps whichever solution is better. The first
+ * realization at new knobs is steady by definition: at a conservative
+ * Style few rules are what the knob asks for. */
+static pn_error steady_selection(pn_generator *gen, pn_error_info *info)
+{
+    int64_t rows = kept_rows(gen);
+    const int lost = gen->have_steady && 8 * rows < 7 * gen->steady_rows;
+    if (lost && gen->recovery_tries > 0) {
+        gen->recovery_tries--;
+        gen->recoveries++;
+        pn_error err = pn_solver_solve_also(gen->solver, gen->steady, &gen->last, info);
+        if (err != PN_OK)
+            return err;
+        rows = kept_rows(gen);
+    }
+    if (!gen->have_steady || 8 * rows >= 7 * gen->steady_rows) {
+        memcpy(gen->steady, gen->selected, (size_t)gen->prob->num_rules);
+        gen->steady_rows = rows;
+        gen->have_steady = 1;
+        gen->recovery_tries = RECOVERY_TRIES;
+    }
+    return PN_OK;
+}
+
+/* Realizes the current targets, out of the selection trap, and hands the
+ * masses to the sampler. */
 static pn_error realize(pn_generator *gen, pn_start start, pn_error_info *info)
 {
     pn_error err = pn_solver_solve(gen->solver, start, &gen->last, info);
+    if (err == PN_OK)
+        err = steady_selection(gen, info);
     if (err != PN_OK)
         return err;
     if (gen->sampler &&
@@ -119,9 +186,11 @@ pn_error pn_generator_create(const pn_rule_set *rs, const pn_settings *settings,
     pn_error err = pn_rule_set_check_build(rs, 1, info);
     if (err != PN_OK)
         goto fail;
+    gen->steady = calloc((size_t)rs->num_rules, 1);
+    gen->selected = calloc((size_t)rs->num_rules, 1);
     gen->group_of = malloc((size_t)n * sizeof *gen->group_of);
     gen->target = malloc((size_t)pn_rule_set_num_rows(rs) * sizeof *gen->target);
-    if (!gen->group_of || !gen->target) {
+    if (!gen->group_of || !gen->target || !gen->steady || !gen->selected) {
         err = pn_fail(info, PN_ERR_NOMEM, "pn_generator_create: out of memory");
         goto fail;
     }
@@ -162,6 +231,7 @@ pn_error pn_generator_set_knobs(pn_generator *gen, double log2_lambda_w, double 
     gen->stepping.log2_lambda_w = log2_lambda_w;
     gen->stepping.alpha = alpha;
     gen->stepping_installed = 0;
+    gen->have_steady = 0;
     return realize(gen, PN_START_WARM, info);
 }
 
@@ -201,6 +271,7 @@ pn_error pn_generator_update(pn_generator *gen, double log2_lambda_w, double alp
         gen->stepping.log2_lambda_w = log2_lambda_w;
         gen->stepping.alpha = alpha;
         gen->stepping_installed = 0;
+        gen->have_steady = 0;
     } else if ((err = use_settings(gen, 1, info)) != PN_OK) {
         return err;
     }
@@ -244,6 +315,11 @@ const pn_error_info *pn_generator_given_error(const pn_generator *gen)
 uint64_t pn_generator_constraint_misses(const pn_generator *gen)
 {
     return gen->constraint_misses;
+}
+
+uint64_t pn_generator_recoveries(const pn_generator *gen)
+{
+    return gen->recoveries;
 }
 
 pn_error pn_generator_step(pn_generator *gen, pn_rng *rng, int *pitches, pn_error_info *info)

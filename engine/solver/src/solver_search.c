@@ -197,7 +197,10 @@ void pn_solver_best_info(pn_solver *s, pn_info *out)
         *out = s->best;
 }
 
-pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_info *info)
+/* pn_solver_solve(), and with `also` (K entries, or NULL) a warm solve that
+ * starts from that selection too. */
+static pn_error solve(pn_solver *s, pn_start start, const unsigned char *also, pn_info *out,
+                      pn_error_info *info)
 {
     const double started = pn_clock_seconds();
     const pn_problem *prob = &s->prob;
@@ -228,6 +231,11 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
          * a selection boundary the better basin is usually one seen before */
         int tried = 0;
         selection_of(prob, s->w, s->mask_cur);
+        if (also && memcmp(also, s->mask_cur, (size_t)K) != 0) {
+            if (run_mask(s, also, &run, &sum) < 0)
+                return pn_solver_failure(s, info);
+            selection_of(prob, s->w, s->mask_cur);
+        }
         for (int p = 0; p < s->pool_count && tried < s->settings.warm_pool; ++p) {
             const unsigned char *sel = s->pool + (size_t)p * K;
             if (memcmp(sel, s->mask_cur, (size_t)K) == 0)
@@ -269,4 +277,27 @@ pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_in
     s->best.solve_time = pn_clock_seconds() - started;
     pn_solver_best_info(s, out);
     return PN_OK;
+}
+
+pn_error pn_solver_solve(pn_solver *s, pn_start start, pn_info *out, pn_error_info *info)
+{
+    return solve(s, start, NULL, out, info);
+}
+
+pn_error pn_solver_solve_also(pn_solver *s, const unsigned char *selection, pn_info *out,
+                              pn_error_info *info)
+{
+    if (!selection)
+        return pn_fail(info, PN_ERR_INVALID, "pn_solver_solve_also: no selection given");
+    int any = 0;
+    for (int32_t r = 0; r < s->prob.num_rules; ++r) {
+        if (selection[r] > 1)
+            return pn_fail(info, PN_ERR_INVALID,
+                           "pn_solver_solve_also: selection[%d] is %d, not 0 or 1", (int)r,
+                           (int)selection[r]);
+        any |= selection[r];
+    }
+    if (!any)
+        return pn_fail(info, PN_ERR_INVALID, "pn_solver_solve_also: the selection keeps no rule");
+    return solve(s, PN_START_WARM, selection, out, info);
 }
