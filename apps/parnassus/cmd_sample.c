@@ -272,6 +272,10 @@ static int run(const sample_request *req, pn_cli_progress *progress)
                "%d..%d\n",
                1e3 * step_seconds[req->steps / 2], 1e3 * step_seconds[req->steps - 1], selected_min,
                selected_max);
+    if (pn_generator_recoveries(gen) > 0)
+        printf("selection trap: %" PRIu64 " steps started again from the last steady selection "
+               "(docs/generate.md)\n",
+               pn_generator_recoveries(gen));
     rc = PN_EXIT_OK;
 done:
     pn_midi_writer_free(writer);

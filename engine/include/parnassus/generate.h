@@ -61,9 +61,11 @@ int64_t pn_generator_draw(pn_generator *gen, pn_rng *rng, int *pitches);
 /* Draws that kept a move breaking the constraints (see pn_generator_draw). */
 uint64_t pn_generator_constraint_misses(const pn_generator *gen);
 
-/* Context steps that lost most of the rule system the step before kept
- * (the selection trap: the warm start alone would keep the rules out at the
- * next contexts too) and started again from that steady selection. */
+/* Realizations that lost the rule system the last steady one kept (at
+ * least 3 rules fewer and under 7/8 of its components: the selection trap,
+ * where the warm start alone would keep the rules out at the next contexts
+ * too) and were realized again from that steady selection
+ * (docs/generate.md). */
 uint64_t pn_generator_recoveries(const pn_generator *gen);
 
 /* A sonority drawn from the current realization given that voice `voice`

@@ -142,12 +142,13 @@ pn_error pn_solver_solve(pn_solver *solver, pn_start start, pn_info *out_info, p
 
 /* A warm solve that also starts from a selection the caller knows
  * (`selection`: one entry per rule, 1 = kept, 0 = dropped; w uniform over
- * the kept rules' components) and keeps whichever solution is better. The alternation
- * only descends, so once a sudden change of targets has left w on a few
- * rules that p fits exactly, the warm start cannot bring the others back
- * (their errors under that p keep them out): starting from a selection
- * known to be good can. Nothing is tried twice when the current solution
- * already has that selection. Allocates nothing. */
+ * the kept rules' components) and keeps whichever solution is better. The
+ * alternation only descends, so once a sudden change of targets has left w
+ * on a few rules that p fits exactly, the warm start cannot bring the
+ * others back (their errors under that p keep them out): starting from a
+ * selection known to be good can. That start is not run when the warm
+ * start already ends in the selection. Without a current solution this is
+ * a cold solve (PN_START_COLD). Allocates nothing. */
 pn_error pn_solver_solve_also(pn_solver *solver, const unsigned char *selection, pn_info *out_info,
                               pn_error_info *info);
 

@@ -28,10 +28,11 @@ struct pn_generator {
     pn_error_info given_error; /* why the last pn_generator_draw_given failed to set up */
     int64_t held_bytes;        /* the estimate check_memory passed, plus conditionals */
     /* the selection trap (steady_selection): the last steady selection,
-     * the rule components it kept, and how many steps may still start
-     * from it */
+     * the rules and rule components it kept, and how many steps may still
+     * start from it */
     unsigned char *steady;   /* one entry per rule */
     unsigned char *selected; /* scratch: the current selection */
+    int32_t steady_rules;
     int64_t steady_rows;
     int have_steady;
     int recovery_tries;
@@ -72,47 +73,66 @@ static pn_error use_settings(pn_generator *gen, int stepping, pn_error_info *inf
     return err;
 }
 
-/* How many rule components (rows) the current solution keeps; its
- * selection into gen->selected. */
-static int64_t kept_rows(pn_generator *gen)
+/* The current solution's selection into gen->selected; returns how many
+ * rules it keeps and, in *rows, how many rule components. */
+static int32_t current_selection(pn_generator *gen, int64_t *rows)
 {
     const pn_problem *prob = gen->prob;
-    const double *w = pn_solver_w(gen->solver);
-    int64_t rows = 0;
-    for (int32_t r = 0; r < prob->num_rules; ++r) {
-        unsigned char on = 0;
-        for (int32_t i = prob->rule_start[r]; i < prob->rule_start[r + 1]; ++i)
-            on |= w[i] > 0.0;
-        gen->selected[r] = on;
-        rows += on ? prob->rule_start[r + 1] - prob->rule_start[r] : 0;
-    }
-    return rows;
+    pn_solver_rule_stats(gen->solver, NULL, NULL, gen->selected);
+    int32_t kept = 0;
+    *rows = 0;
+    for (int32_t r = 0; r < prob->num_rules; ++r)
+        if (gen->selected[r]) {
+            kept++;
+            *rows += prob->rule_start[r + 1] - prob->rule_start[r];
+        }
+    return kept;
+}
+
+/* Lost: at least LOST_RULES fewer rules than the steady selection, and
+ * fewer than 7/8 as many components. One rule coming or going is not lost,
+ * however large it is (a small set's rules are each an eighth of it). */
+enum { LOST_RULES = 3 };
+
+static int lost(const pn_generator *gen, int32_t kept, int64_t rows)
+{
+    return gen->have_steady && kept + LOST_RULES <= gen->steady_rules &&
+           8 * rows < 7 * gen->steady_rows;
 }
 
 /* The selection trap. The alternation only descends: when new targets
  * leave w on a few rules that p fits exactly, the rules it dropped stay
  * out at the next contexts too (their errors under that p keep them out)
- * and the music stops following its context. A realization that keeps at
- * least 7/8 of the components the last steady one kept is steady itself
- * (a rule or two may come and go from step to step); one that keeps fewer
- * starts again from the last steady selection, for at most RECOVERY_TRIES
- * steps in a row, and keeps whichever solution is better. The first
- * realization at new knobs is steady by definition: at a conservative
- * Style few rules are what the knob asks for. */
+ * and the music stops following its context. A realization that has not
+ * lost the rule system (lost()) is steady and becomes the reference; one
+ * that has starts again from the last steady selection and keeps whichever
+ * solution is better, for at most RECOVERY_TRIES steps in a row: after
+ * them the reference stays until a step is steady again on its own, so a
+ * set whose contexts really want fewer rules pays for three tries only.
+ * The first realization at new knobs is steady by definition: at a
+ * conservative Style few rules are what the knob asks for. */
 static pn_error steady_selection(pn_generator *gen, pn_error_info *info)
 {
-    int64_t rows = kept_rows(gen);
-    const int lost = gen->have_steady && 8 * rows < 7 * gen->steady_rows;
-    if (lost && gen->recovery_tries > 0) {
+    int64_t rows;
+    int32_t kept = current_selection(gen, &rows);
+    if (lost(gen, kept, rows) && gen->recovery_tries > 0) {
         gen->recovery_tries--;
         gen->recoveries++;
+        const pn_info first = gen->last;
         pn_error err = pn_solver_solve_also(gen->solver, gen->steady, &gen->last, info);
         if (err != PN_OK)
             return err;
-        rows = kept_rows(gen);
+        /* the step's figures are both solves' */
+        gen->last.update_time = first.update_time;
+        gen->last.solve_time += first.solve_time;
+        gen->last.alternations += first.alternations;
+        gen->last.starts += first.starts;
+        gen->last.newton_iterations += first.newton_iterations;
+        kept = current_selection(gen, &rows);
     }
-    if (!gen->have_steady || 8 * rows >= 7 * gen->steady_rows) {
+    if (!lost(gen, kept, rows)) {
         memcpy(gen->steady, gen->selected, (size_t)gen->prob->num_rules);
+        gen->steady_rules = kept;
         gen->steady_rows = rows;
         gen->have_steady = 1;
         gen->recovery_tries = RECOVERY_TRIES;
