@@ -259,9 +259,10 @@ static void test_step_allocates_nothing(void **state)
 /* The selection trap on the default set. At seeds 15 and 18 the first
  * context step keeps 5 of the nine learned rules; left to the warm start,
  * the next ones kept 5 to 7 for 8 and for 87 steps (the music no longer
- * follows its context). With the recoveries seed 18 is back at the second
- * step; at seed 15 the three tries fail and the step after them is back:
- * either way within four steps. Those steps allocate nothing. */
+ * follows its context). With the recoveries seed 18 keeps at least eight
+ * again from the third step; at seed 15 the three tries fail and the step after
+ * them is back: either way within four steps. Those steps allocate
+ * nothing. */
 static void test_selection_trap_left(void **state)
 {
     (void)state;
