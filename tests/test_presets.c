@@ -50,16 +50,21 @@ static double target_of(const pn_rule *rule, const char *value)
 }
 
 /* The style core (the first nine rules) of a chorale set: every rule has
- * the outer voices of the previous sonority as context, refined by the
- * pitch classes of its four voices and then by the whole of it, with
- * learned rows; the rules after it are written by hand ("learn": false)
- * and have no learned rows. */
+ * the outer voices of the previous sonority as context, refined by them
+ * with the alto, then with the tenor, by the pitch classes of its four
+ * voices and then by the whole of it, with learned rows; the rules after it are written by hand
+ * ("learn": false) and have no learned rows. */
 static void check_core_and_textbook(const pn_rule_set *rs)
 {
     static const char *const core[] = {"chord",      "soprano",    "alto",
                                        "tenor",      "bass",       "soprano-alto",
                                        "alto-tenor", "tenor-bass", "upper-spacing"};
-    enum { CORE = sizeof core / sizeof *core };
+    static const char *const refinements[] = {"w(4,2,1)", "w(4,3,1)", "mod12(w(1,2,3,4))",
+                                              "w(1,2,3,4)"};
+    enum {
+        CORE = sizeof core / sizeof *core,
+        REFINEMENTS = sizeof refinements / sizeof *refinements
+    };
     assert_int_equal(rs->num_rules, CORE + 6);
     char text[PN_FEATURE_TEXT_MAX];
     for (int32_t r = 0; r < rs->num_rules; ++r) {
@@ -70,11 +75,11 @@ static void check_core_and_textbook(const pn_rule_set *rs)
             assert_non_null(rule->context);
             pn_feature_to_string(rule->context->feature, text, sizeof text);
             assert_string_equal(text, "w(4,1)");
-            assert_int_equal(rule->num_refinements, 2);
-            pn_feature_to_string(rule->refinements[0].feature, text, sizeof text);
-            assert_string_equal(text, "mod12(w(1,2,3,4))");
-            pn_feature_to_string(rule->refinements[1].feature, text, sizeof text);
-            assert_string_equal(text, "w(1,2,3,4)");
+            assert_int_equal(rule->num_refinements, REFINEMENTS);
+            for (int32_t k = 0; k < REFINEMENTS; ++k) {
+                pn_feature_to_string(rule->refinements[k].feature, text, sizeof text);
+                assert_string_equal(text, refinements[k]);
+            }
             for (int32_t k = 0; k <= rule->num_refinements; ++k) {
                 const pn_rule_context *c = k == 0 ? rule->context : &rule->refinements[k - 1];
                 assert_true(c->num_rows > 100);

@@ -222,9 +222,13 @@ static pn_error read_features(const learn_request *req, pn_rule_set **rs, pn_err
 {
     if (req->features)
         return pn_rule_set_read_ex(req->features, PN_RULES_TARGETS_OPTIONAL, rs, err);
-    return pn_rule_set_parse_ex(PN_DEFAULT_FEATURES_NAME, pn_default_features_json,
-                                strlen(pn_default_features_json), PN_RULES_TARGETS_OPTIONAL, rs,
-                                err);
+    char *text = pn_default_features_json();
+    if (!text)
+        return pn_fail(err, PN_ERR_NOMEM, "%s: out of memory", PN_DEFAULT_FEATURES_NAME);
+    const pn_error code = pn_rule_set_parse_ex(PN_DEFAULT_FEATURES_NAME, text, strlen(text),
+                                               PN_RULES_TARGETS_OPTIONAL, rs, err);
+    free(text);
+    return code;
 }
 
 /* Appends the rules of `added` (marked "learn": false) and its constraints
@@ -264,6 +268,18 @@ static json_t *load_json(const char *path)
     return root;
 }
 
+/* The built-in features' JSON, or NULL when out of memory. */
+static json_t *load_default_features(void)
+{
+    char *text = pn_default_features_json();
+    if (!text)
+        return NULL;
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    return root;
+}
+
 /* The features' JSON with its space replaced by --ranges ({"ranges":
  * [[lo, hi], ...]}, one per voice; every learned rule's targets and listed
  * contexts dropped: learning replaces them, and they may name values
@@ -272,10 +288,7 @@ static json_t *load_json(const char *path)
  * (both were read successfully before, so neither is expected). */
 static char *features_text(const learn_request *req, int num_voices)
 {
-    json_error_t je;
-    json_t *root = req->features
-                       ? load_json(req->features)
-                       : json_loads(pn_default_features_json, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = req->features ? load_json(req->features) : load_default_features();
     json_t *added = req->add ? load_json(req->add) : NULL;
     int failed = !root || !json_is_object(root) || (req->add && !json_is_object(added));
     if (!failed && req->num_ranges > 0) {
