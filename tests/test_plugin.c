@@ -701,7 +701,8 @@ static void sixteenths_with_style_change(int64_t at_frame, float style, int step
  * thirteen drawn ahead would sound as drawn. The knob goes to its
  * conservative end, where the music is nearly uniform, so every step drawn
  * again differs from the one drawn before (at log2 lambda_w -6 the default
- * set keeps most of its rules and a redrawn step can be the same chord). */
+ * set keeps seven of its nine learned rules, and a redrawn step can be the
+ * same chord). */
 static void test_knob_trims_what_was_drawn_ahead(void **state)
 {
     (void)state;
