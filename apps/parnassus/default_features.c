@@ -10,8 +10,9 @@
  * sonority, then those with the alto and then with the tenor (each inner
  * voice's own line, which its rule and the spacings need exactly), then the
  * pitch classes of all four (the harmony, seen far more often than whole
- * sonorities), then the whole sonority. Every voice's exact pitch makes every sonority a group of
- * its own (K' = n), which the solver's passes exploit (docs/engine.md). Two
+ * sonorities), then the whole sonority. Every voice's exact pitch makes
+ * every sonority a group of its own (K' = n), which the solver's passes
+ * exploit (docs/engine.md). Two
  * constraints keep the voice leading clean; lambda_p 3e-5 follows the rules
  * closely enough that the inner voices keep their lines.
  *
