@@ -123,7 +123,7 @@ check "default: counts" has "$OUT" "counted    8 sonorities in 2 pieces, 6 trans
 check "default: rows" has "$OUT" "features   (built-in features): 9 rules, 763 rows"
 check "default: rule lines" has "$OUT" "soprano-alto   diff(w(2,1))"
 check "default: context column" has "$OUT" \
-    "6 of 1008, smoothing 4; then w(4,2,1): 6 listed, smoothing 4; then w(4,3,1): 6 listed, smoothing 4; then mod12(w(1,2,3,4)): 6 listed, smoothing 4; then w(1,2,3,4): 6 listed, smoothing 2"
+    "6 of 1008, smoothing 4; then w(4,2,1): 6 listed, smoothing 4; then w(4,3,1): 6 listed, smoothing 4; then w(1,2,3,4): 6 listed, smoothing 2"
 check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 9
 check "default: constraints and lambda_p" $PY -c "
 import json; d = json.load(open('$TMP/c1.json'))

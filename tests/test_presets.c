@@ -51,16 +51,15 @@ static double target_of(const pn_rule *rule, const char *value)
 
 /* The style core (the first nine rules) of a chorale set: every rule has
  * the outer voices of the previous sonority as context, refined by them
- * with the alto, then with the tenor, by the pitch classes of its four
- * voices and then by the whole of it, with learned rows; the rules after it are written by hand
- * ("learn": false) and have no learned rows. */
+ * with the alto, then with the tenor and then by the whole of it (every
+ * level knows the registers), with learned rows; the rules after it are
+ * written by hand ("learn": false) and have no learned rows. */
 static void check_core_and_textbook(const pn_rule_set *rs)
 {
     static const char *const core[] = {"chord",      "soprano",    "alto",
                                        "tenor",      "bass",       "soprano-alto",
                                        "alto-tenor", "tenor-bass", "upper-spacing"};
-    static const char *const refinements[] = {"w(4,2,1)", "w(4,3,1)", "mod12(w(1,2,3,4))",
-                                              "w(1,2,3,4)"};
+    static const char *const refinements[] = {"w(4,2,1)", "w(4,3,1)", "w(1,2,3,4)"};
     enum {
         CORE = sizeof core / sizeof *core,
         REFINEMENTS = sizeof refinements / sizeof *refinements

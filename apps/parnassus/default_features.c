@@ -9,10 +9,10 @@
  * The contexts go from coarse to fine: the outer voices of the previous
  * sonority, then those with the alto and then with the tenor (each inner
  * voice's own line, which its rule and the spacings need exactly), then the
- * pitch classes of all four (the harmony, seen far more often than whole
- * sonorities), then the whole sonority. Every voice's exact pitch makes
- * every sonority a group of its own (K' = n), which the solver's passes
- * exploit (docs/engine.md). Two
+ * whole sonority. Every level knows the registers: a level of pitch classes
+ * pooled the octaves of a voice and leapt between them (docs/presets.md).
+ * Every voice's exact pitch makes every sonority a group of its own
+ * (K' = n), which the solver's passes exploit (docs/engine.md). Two
  * constraints keep the voice leading clean; lambda_p 3e-5 follows the rules
  * closely enough that the inner voices keep their lines.
  *
@@ -30,7 +30,6 @@
     "\"context\": \"w(4,1)\", \"smoothing\": 4,\n"                                                 \
     "      \"refinements\": [ { \"context\": \"w(4,2,1)\", \"smoothing\": 4 },\n"                  \
     "                       { \"context\": \"w(4,3,1)\", \"smoothing\": 4 },\n"                    \
-    "                       { \"context\": \"mod12(w(1,2,3,4))\", \"smoothing\": 4 },\n"           \
     "                       { \"context\": \"w(1,2,3,4)\", \"smoothing\": 2 } ],\n"
 
 /* The text in pieces, one per rule: ISO C promises string literals of
@@ -42,8 +41,7 @@ static const char *const pieces[] = {
     "  \"description\": \"The style core of Parnassus's chorale sets: the chord above the bass, "
     "every voice's pitch and the spacing of neighbouring voices, each given the previous "
     "sonority's outer voices and, where the corpus knows them, those with the alto, those with "
-    "the tenor, the pitch classes of all its voices and the whole previous sonority; no "
-    "parallel or hidden fifths and octaves.\",\n"
+    "the tenor and the whole previous sonority; no parallel or hidden fifths and octaves.\",\n"
     "  \"lambda_p\": 3e-05,\n"
     "  \"space\": { \"ranges\": [[57, 83], [50, 78], [45, 72], [33, 67]] },\n"
     "  \"rules\": [\n",
