@@ -262,8 +262,8 @@ static void test_step_allocates_nothing(void **state)
  * contexts before the own-line levels 8 and 87 steps, with them seed 15
  * for all 2000). With the recoveries seed 18 keeps at least eight again
  * after one step and seed 15 after four (three of them realized again):
- * the test allows four, the three tries and the step after them. Those
- * steps allocate nothing. */
+ * the test allows four, the three tries and the step after them, so seed
+ * 15 sits on the bound by design. Those steps allocate nothing. */
 static void test_selection_trap_left(void **state)
 {
     (void)state;

@@ -5,10 +5,10 @@
 # measures every rendering against the shipped statistics of the major
 # chorales. At the default the music must be close to the chorales (chord
 # types, soprano and bass motion, parallels, spacing, leaps); at the
-# conservative end (-12) the voices
-# must lose their lines, with fewer rules kept; at the liberal end (6) the textbook
-# rules come in (named on the notify port) and pull the bass line away
-# from Bach's. Unsanitized builds only: three renders of the built-in set.
+# conservative end (-12) the voices must lose their lines, with fewer
+# rules kept; at the liberal end (6) the textbook rules come in (named on
+# the notify port) and pull the bass line away from Bach's. Unsanitized
+# builds only: three renders of the built-in set.
 #   test_plugin_style.sh PARNASSUS BUNDLE_DIR
 set -euo pipefail
 PN=$1
