@@ -11,11 +11,10 @@
  * voice's own line, which its rule and the spacings need exactly), then the
  * whole sonority. Every level knows the registers: a level of pitch classes
  * pooled the octaves of a voice, and the voices leapt between them
- * (docs/presets.md).
- * Every voice's exact pitch makes every sonority a group of its own
- * (K' = n), which the solver's passes exploit (docs/engine.md). Two
- * constraints keep the voice leading clean; lambda_p 3e-5 follows the rules
- * closely enough that the inner voices keep their lines.
+ * (docs/presets.md). Every voice's exact pitch makes every sonority a group
+ * of its own (K' = n), which the solver's passes exploit (docs/engine.md).
+ * Two constraints keep the voice leading clean; lambda_p 3e-5 follows the
+ * rules closely enough that the inner voices keep their lines.
  *
  * Why a rule of its own for the wide spacings when the spacing rules already
  * give every interval: the realization meets a target in absolute terms, so
