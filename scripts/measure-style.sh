@@ -63,6 +63,8 @@ out = sys.argv[1]
 rows = [("chord types (TV)", "chord", None), ("soprano motion (TV)", "soprano_motion", None),
         ("alto motion (TV)", "alto_motion", None), ("tenor motion (TV)", "tenor_motion", None),
         ("bass motion (TV)", "bass_motion", None), ("root motion (TV)", "root_motion", None),
+        ("soprano span in a phrase (TV)", "span_soprano", None),
+        ("bass span in a phrase (TV)", "span_bass", None),
         ("parallel 5ths/8ves (%)", None, "parallels"), ("hidden 5ths/8ves (%)", None, "hidden"),
         ("upper voices over an octave apart (%)", None, "wide"),
         ("voice crossing (%)", None, "crossing"), ("4-grams copied (%)", None, "copy4")]

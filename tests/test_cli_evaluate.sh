@@ -312,11 +312,11 @@ check "PARNASSUS_DATA_DIR elsewhere: the shipped one" has "$OUT" "reference   ch
 # --- plots ------------------------------------------------------------------------
 
 run_pn 0 "plot png" evaluate "$TMP/fifths.mid" "$CHORALES" --plot "$TMP/style.png"
-py "plot png: a 1600 x 1400 PNG" "$TMP/style.png" <<'EOF'
+py "plot png: a 1600 x 1730 PNG" "$TMP/style.png" <<'EOF'
 import sys
 data = open(sys.argv[1], "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000
-assert int.from_bytes(data[16:20], "big") == 1600 and int.from_bytes(data[20:24], "big") == 1400
+assert int.from_bytes(data[16:20], "big") == 1600 and int.from_bytes(data[20:24], "big") == 1730
 EOF
 run_pn 0 "plot svg" evaluate "$TMP/fifths.mid" --reference none --plot "$TMP/style.SVG"
 py "plot svg: an SVG" "$TMP/style.SVG" <<'EOF'

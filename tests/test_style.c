@@ -379,6 +379,46 @@ static void test_tonal_profile(void **state)
     pn_style_acc_free(acc);
 }
 
+/* Each voice's span over the last 16 sonorities: counted once the window
+ * holds a phrase, per piece, clamped to two octaves; the inner voices only
+ * over sonorities of four pitches. */
+static void test_phrase_span(void **state)
+{
+    (void)state;
+    pn_style_acc *acc = new_acc(NULL, 0);
+    pn_style_begin_piece(acc, C_MAJOR);
+    /* 20 sonorities: the soprano climbs a semitone a step (60..79), the alto
+     * alternates between 55 and 57, the tenor holds 52, the bass leaps
+     * between 50 and 24 (26 semitones, clamped to 24). */
+    for (int i = 0; i < 20; ++i)
+        add4(acc, 60 + i, i % 2 ? 57 : 55, 52, i % 2 ? 24 : 50);
+    const pn_style_stats *s = pn_style_acc_stats(acc);
+    /* five full windows (sonorities 16 to 20), each 15 semitones of climb */
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_SPAN_SOPRANO), 5);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_SOPRANO, 15), 5);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_ALTO, 2), 5);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_TENOR, 0), 5);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_BASS, PN_STYLE_SPAN_CLAMP), 5);
+
+    /* a new piece starts an empty window: 15 sonorities count nothing, and
+     * a sonority of three pitches moves the outer voices' windows only */
+    pn_style_begin_piece(acc, C_MAJOR);
+    for (int i = 0; i < 15; ++i)
+        add4(acc, 72, 67, 64 - (i % 2), 48);
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_SPAN_SOPRANO), 5);
+    add(acc, 3, 48, 64, 79); /* the 16th: bass 48, soprano 79 */
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_SPAN_SOPRANO), 6);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_SOPRANO, 7), 1);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_BASS, 0), 1);
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_SPAN_TENOR), 5);
+    add4(acc, 72, 67, 62, 48); /* the tenor's 16th of four pitches: 62..64 */
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_TENOR, 2), 1);
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_ALTO, 0), 1);
+    /* the soprano's window now runs from the second sonority: 72 .. 79 */
+    assert_int_equal(count_of(s, PN_STYLE_SPAN_SOPRANO, 7), 2);
+    pn_style_acc_free(acc);
+}
+
 static void test_quantiles_and_modes(void **state)
 {
     (void)state;
@@ -800,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_merging_unisons_and_rests),
         cmocka_unit_test(test_chords_roots_and_cadences),
         cmocka_unit_test(test_tonal_profile),
+        cmocka_unit_test(test_phrase_span),
         cmocka_unit_test(test_quantiles_and_modes),
         cmocka_unit_test(test_tv),
         cmocka_unit_test(test_share_helpers),

@@ -11,7 +11,7 @@
 
 enum {
     COLUMNS = 4,
-    ROWS = 4,
+    ROWS = 5,
     TOP = 84, /* title and legend above the panels */
     CELL_LEFT = 54,
     CELL_RIGHT = 14,
@@ -302,6 +302,12 @@ pn_error pn_plot_style(const char *out_path, const char *title, const pn_style_s
     fill_dist(bp, in, ref, PN_STYLE_VOICES, 0, PN_STYLE_VOICES_MAX, NULL, "pitches per sonority");
     snprintf(bp->label[PN_STYLE_VOICES_MAX - 1], LABEL_SIZE, "%d+", PN_STYLE_VOICES_MAX);
     draw_bar_panel(cr, cell(3, 3, 1), bp);
+    static const pn_style_dist spans[4] = {PN_STYLE_SPAN_SOPRANO, PN_STYLE_SPAN_ALTO,
+                                           PN_STYLE_SPAN_TENOR, PN_STYLE_SPAN_BASS};
+    for (int v = 0; v < 4; ++v) {
+        fill_dist(bp, in, ref, spans[v], 0, PN_STYLE_SPAN_BINS, NULL, NULL);
+        draw_bar_panel(cr, cell(v, 4, 1), bp);
+    }
     free(bp);
     return pn_plot_canvas_close(&c, info);
 }

@@ -9,7 +9,7 @@
 #include "parnassus/error.h"
 #include "parnassus/style.h"
 
-enum { PN_STYLE_PLOT_WIDTH = 1600, PN_STYLE_PLOT_HEIGHT = 1400 };
+enum { PN_STYLE_PLOT_WIDTH = 1600, PN_STYLE_PLOT_HEIGHT = 1730 };
 
 /* reference may be NULL (only the input is drawn). Returns PN_OK, or an
  * error (PN_ERR_INVALID: nothing to plot or an unknown extension;

@@ -36,14 +36,18 @@ enum {
     PN_STYLE_SPACING_CLAMP = 24, /* spacings are clamped to [0, 24] */
     PN_STYLE_VOICES_MAX = 8,     /* the voices bin 8 counts 8 or more pitches */
     PN_STYLE_GRAM = 4,           /* copy4: 4-grams of consecutive sonorities */
+    PN_STYLE_SPAN_WINDOW = 16,   /* a phrase: the sonorities a voice's span is taken over */
+    PN_STYLE_SPAN_CLAMP = 24,    /* spans are clamped to [0, 24] */
 
     PN_STYLE_CHORD_BINS = 4096, /* pitch-class sets relative to the bass, as 12-bit masks */
     PN_STYLE_MOTION_BINS = 2 * PN_STYLE_MOTION_CLAMP + 1,
     PN_STYLE_SPACING_BINS = PN_STYLE_SPACING_CLAMP + 1,
     PN_STYLE_PC_BINS = 12,
     PN_STYLE_RANGE_BINS = 128,
+    PN_STYLE_SPAN_BINS = PN_STYLE_SPAN_CLAMP + 1,
     PN_STYLE_NUM_BINS = PN_STYLE_CHORD_BINS + 4 * PN_STYLE_MOTION_BINS + 3 * PN_STYLE_SPACING_BINS +
-                        PN_STYLE_VOICES_MAX + 4 * PN_STYLE_RANGE_BINS + 5 * PN_STYLE_PC_BINS,
+                        PN_STYLE_VOICES_MAX + 4 * PN_STYLE_RANGE_BINS + 5 * PN_STYLE_PC_BINS +
+                        4 * PN_STYLE_SPAN_BINS,
 };
 
 /* The distributions, in the order of the statistics files and reports. */
@@ -62,10 +66,14 @@ typedef enum pn_style_dist {
     PN_STYLE_RANGE_ALTO,  /* 4-pitch sonorities */
     PN_STYLE_RANGE_TENOR, /* 4-pitch sonorities */
     PN_STYLE_RANGE_BASS,
-    PN_STYLE_ROOT_MOTION, /* root motion (interval mod 12) between different roots */
-    PN_STYLE_TONAL,       /* pitch classes relative to the piece's tonic, all pieces */
-    PN_STYLE_TONAL_MAJOR, /* the same over pieces in a major key */
-    PN_STYLE_TONAL_MINOR, /* the same over pieces in a minor key */
+    PN_STYLE_ROOT_MOTION,  /* root motion (interval mod 12) between different roots */
+    PN_STYLE_TONAL,        /* pitch classes relative to the piece's tonic, all pieces */
+    PN_STYLE_TONAL_MAJOR,  /* the same over pieces in a major key */
+    PN_STYLE_TONAL_MINOR,  /* the same over pieces in a minor key */
+    PN_STYLE_SPAN_SOPRANO, /* semitones the soprano covers within the last 16 sonorities */
+    PN_STYLE_SPAN_ALTO,    /* the same over the last 16 sonorities of four pitches */
+    PN_STYLE_SPAN_TENOR,   /* the same over the last 16 sonorities of four pitches */
+    PN_STYLE_SPAN_BASS,
     PN_STYLE_NUM_DISTS
 } pn_style_dist;
 

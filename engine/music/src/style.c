@@ -13,6 +13,12 @@ typedef struct sonority {
     uint8_t p[MAX_PITCHES];
 } sonority;
 
+/* A voice's last PN_STYLE_SPAN_WINDOW pitches, oldest at `next` once full. */
+typedef struct span_window {
+    uint8_t pitch[PN_STYLE_SPAN_WINDOW];
+    int size, next;
+} span_window;
+
 /* A labelled note, for comparing labelled events. */
 typedef struct note {
     int voice, pitch;
@@ -35,6 +41,9 @@ struct pn_style_acc {
     sonority prev;
     int prev_root;
     pn_style_chord_kind prev_kind;
+
+    /* each voice's last pitches in the piece (soprano, alto, tenor, bass) */
+    span_window span[4];
 
     /* the last sonorities of the piece, for 4-grams: window[(start + i) % 4] */
     sonority window[PN_STYLE_GRAM];
@@ -89,6 +98,7 @@ void pn_style_begin_piece(pn_style_acc *acc, pn_key key)
     acc->has_prev = 0;
     acc->window_start = 0;
     acc->window_size = 0;
+    memset(acc->span, 0, sizeof acc->span);
     acc->stats.pieces++;
     if (key.mode == PN_MINOR)
         acc->stats.pieces_minor++;
@@ -131,6 +141,23 @@ static int popcount12(unsigned mask)
     return n;
 }
 
+/* Pushes a voice's pitch into its window and, once the window holds a
+ * phrase, counts the semitones the voice covered within it: how far a
+ * line wanders, whatever the key and register. */
+static void count_span(pn_style_acc *acc, pn_style_dist d, span_window *w, int pitch)
+{
+    w->pitch[w->next] = (uint8_t)pitch;
+    w->next = (w->next + 1) % PN_STYLE_SPAN_WINDOW;
+    if (w->size < PN_STYLE_SPAN_WINDOW && ++w->size < PN_STYLE_SPAN_WINDOW)
+        return;
+    int lo = w->pitch[0], hi = w->pitch[0];
+    for (int i = 1; i < PN_STYLE_SPAN_WINDOW; ++i) {
+        lo = w->pitch[i] < lo ? w->pitch[i] : lo;
+        hi = w->pitch[i] > hi ? w->pitch[i] : hi;
+    }
+    bins(acc, d)[clamp(hi - lo, 0, PN_STYLE_SPAN_CLAMP)]++;
+}
+
 /* What a sonority is on its own. */
 static void count_sonority(pn_style_acc *acc, const sonority *s)
 {
@@ -144,7 +171,11 @@ static void count_sonority(pn_style_acc *acc, const sonority *s)
     bins(acc, PN_STYLE_VOICES)[(n < PN_STYLE_VOICES_MAX ? n : PN_STYLE_VOICES_MAX) - 1]++;
     bins(acc, PN_STYLE_RANGE_SOPRANO)[soprano]++;
     bins(acc, PN_STYLE_RANGE_BASS)[bass]++;
+    count_span(acc, PN_STYLE_SPAN_SOPRANO, &acc->span[0], soprano);
+    count_span(acc, PN_STYLE_SPAN_BASS, &acc->span[3], bass);
     if (n == 4) {
+        count_span(acc, PN_STYLE_SPAN_ALTO, &acc->span[1], s->p[2]);
+        count_span(acc, PN_STYLE_SPAN_TENOR, &acc->span[2], s->p[1]);
         const int sa = s->p[3] - s->p[2], at = s->p[2] - s->p[1], tb = s->p[1] - s->p[0];
         bins(acc, PN_STYLE_RANGE_ALTO)[s->p[2]]++;
         bins(acc, PN_STYLE_RANGE_TENOR)[s->p[1]]++;

@@ -16,7 +16,8 @@ enum {
     FIRST_RANGE = FIRST_DOUBLING + PN_STYLE_PC_BINS,
     FIRST_ROOT = FIRST_RANGE + 4 * PN_STYLE_RANGE_BINS,
     FIRST_TONAL = FIRST_ROOT + PN_STYLE_PC_BINS,
-    END_BINS = FIRST_TONAL + 3 * PN_STYLE_PC_BINS,
+    FIRST_SPAN = FIRST_TONAL + 3 * PN_STYLE_PC_BINS,
+    END_BINS = FIRST_SPAN + 4 * PN_STYLE_SPAN_BINS,
 };
 
 _Static_assert((int)END_BINS == (int)PN_STYLE_NUM_BINS,
@@ -62,6 +63,14 @@ static const pn_style_dist_info DISTS[PN_STYLE_NUM_DISTS] = {
                               PN_STYLE_LABEL_INT, FIRST_TONAL + PN_STYLE_PC_BINS},
     [PN_STYLE_TONAL_MINOR] = {"tonal_minor", "tonal profile (minor keys)", PN_STYLE_PC_BINS, 0,
                               PN_STYLE_LABEL_INT, FIRST_TONAL + 2 * PN_STYLE_PC_BINS},
+    [PN_STYLE_SPAN_SOPRANO] = {"span_soprano", "soprano span in a phrase", PN_STYLE_SPAN_BINS, 0,
+                               PN_STYLE_LABEL_INT, FIRST_SPAN},
+    [PN_STYLE_SPAN_ALTO] = {"span_alto", "alto span in a phrase", PN_STYLE_SPAN_BINS, 0,
+                            PN_STYLE_LABEL_INT, FIRST_SPAN + PN_STYLE_SPAN_BINS},
+    [PN_STYLE_SPAN_TENOR] = {"span_tenor", "tenor span in a phrase", PN_STYLE_SPAN_BINS, 0,
+                             PN_STYLE_LABEL_INT, FIRST_SPAN + 2 * PN_STYLE_SPAN_BINS},
+    [PN_STYLE_SPAN_BASS] = {"span_bass", "bass span in a phrase", PN_STYLE_SPAN_BINS, 0,
+                            PN_STYLE_LABEL_INT, FIRST_SPAN + 3 * PN_STYLE_SPAN_BINS},
 };
 
 static const pn_style_rate_info RATES[PN_STYLE_NUM_RATES] = {
