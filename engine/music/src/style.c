@@ -148,7 +148,9 @@ static void count_span(pn_style_acc *acc, pn_style_dist d, span_window *w, int p
 {
     w->pitch[w->next] = (uint8_t)pitch;
     w->next = (w->next + 1) % PN_STYLE_SPAN_WINDOW;
-    if (w->size < PN_STYLE_SPAN_WINDOW && ++w->size < PN_STYLE_SPAN_WINDOW)
+    if (w->size < PN_STYLE_SPAN_WINDOW)
+        ++w->size;
+    if (w->size < PN_STYLE_SPAN_WINDOW)
         return;
     int lo = w->pitch[0], hi = w->pitch[0];
     for (int i = 1; i < PN_STYLE_SPAN_WINDOW; ++i) {
