@@ -6,14 +6,18 @@
 #   - the engine's sequential generation (`parnassus sample`),
 #   - the first-order Markov baseline over whole sonorities learned from
 #     the same training split (`parnassus baseline`),
-# with seeds 1, 2 and 3, each measured against the validation split of its
-# mode (`parnassus evaluate`, the shipped reference), one by one and the
-# three seeds pooled. Prints a Markdown table per mode; the MIDI files and
-# the JSON reports stay in OUTDIR.
+# with seeds 1, 2 and 3 (or those of SEEDS), each measured against the
+# validation split of its mode (`parnassus evaluate`, the shipped
+# reference), one by one and all seeds pooled. Prints a Markdown table per
+# mode; the MIDI files and the JSON reports stay in OUTDIR.
 #
-# usage: [PN_BUILD=DIR] scripts/measure-style.sh CHORALES.json [OUTDIR]
+# usage: [PN_BUILD=DIR] [SEEDS="4 5 ..."] scripts/measure-style.sh CHORALES.json [OUTDIR]
 #   CHORALES.json: the JSB chorales ({"train": [...], "valid": [...]}), for
 #   the baseline (the rule sets were learned from its train split).
+#   SEEDS: the seeds, separated by spaces (default "1 2 3"). With more than
+#   three, each generator's seeds are shown as mean ± standard deviation:
+#   a run's chord row moves by about 0.01 between seeds, so small
+#   differences need many seeds to be seen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +30,12 @@ OUT=${2:-out/measure}
 BUILD=${PN_BUILD:-build/release}
 PN=$BUILD/apps/parnassus/parnassus
 [[ -x $PN ]] || { echo "$PN is not built (cmake --build --preset release)" >&2; exit 2; }
+SEEDS=${SEEDS:-1 2 3}
+read -r -a seeds <<<"$SEEDS"
+for seed in "${seeds[@]}"; do
+    [[ $seed =~ ^[0-9]+$ ]] || { echo "SEEDS: '$seed' is not a seed (a whole number)" >&2; exit 2; }
+done
+[[ ${#seeds[@]} -gt 0 ]] || { echo "SEEDS: no seed given" >&2; exit 2; }
 mkdir -p "$OUT"
 STEPS=2000
 BARS=$((STEPS / 8)) # 1/8 notes in 4/4
@@ -33,7 +43,7 @@ BARS=$((STEPS / 8)) # 1/8 notes in 4/4
 run_mode() {
     local mode=$1 rules=()
     [[ $mode == minor ]] && rules=(--rules presets/chorale-minor.json)
-    for seed in 1 2 3; do
+    for seed in "${seeds[@]}"; do
         "$PN" render "${rules[@]}" --bars "$BARS" --seed "$seed" --set channel_per_voice=1 \
             -o "$OUT/render-$mode-$seed.mid" >"$OUT/render-$mode-$seed.log"
         "$PN" sample "presets/chorale-$mode.json" --steps "$STEPS" --seed "$seed" \
@@ -42,12 +52,13 @@ run_mode() {
             -o "$OUT/markov-$mode-$seed.mid" >"$OUT/markov-$mode-$seed.log"
     done
     for kind in render sample markov; do
-        for seed in 1 2 3; do
+        local files=()
+        for seed in "${seeds[@]}"; do
             "$PN" evaluate "$OUT/$kind-$mode-$seed.mid" --reference "$mode" --json \
                 >"$OUT/$kind-$mode-$seed.json"
+            files+=("$OUT/$kind-$mode-$seed.mid")
         done
-        "$PN" evaluate "$OUT/$kind-$mode-1.mid" "$OUT/$kind-$mode-2.mid" \
-            "$OUT/$kind-$mode-3.mid" --reference "$mode" --json >"$OUT/$kind-$mode-pooled.json"
+        "$PN" evaluate "${files[@]}" --reference "$mode" --json >"$OUT/$kind-$mode-pooled.json"
     done
 }
 
@@ -57,9 +68,9 @@ major=$!
 run_mode minor
 wait "$major"
 
-/usr/bin/env python3 - "$OUT" <<'EOF'
-import json, sys
-out = sys.argv[1]
+/usr/bin/env python3 - "$OUT" "${seeds[@]}" <<'EOF'
+import json, statistics, sys
+out, seeds = sys.argv[1], sys.argv[2:]
 rows = [("chord types (TV)", "chord", None), ("soprano motion (TV)", "soprano_motion", None),
         ("alto motion (TV)", "alto_motion", None), ("tenor motion (TV)", "tenor_motion", None),
         ("bass motion (TV)", "bass_motion", None), ("root motion (TV)", "root_motion", None),
@@ -81,20 +92,28 @@ def value(doc, dist, rate, side="input"):
 def fmt(v, pct):
     return "–" if v is None else (f"{v:.2f}" if pct else f"{v:.3f}")
 
+def per_seed(vals, pct):
+    """The seeds one by one, or as mean ± standard deviation beyond three."""
+    if len(vals) <= 3 or any(v is None for v in vals):
+        return " / ".join(fmt(v, pct) for v in vals)
+    return f"{fmt(statistics.mean(vals), pct)} ± {fmt(statistics.stdev(vals), pct)}"
+
+each = ("seeds " + " / ".join(seeds)) if len(seeds) <= 3 else \
+    f"{len(seeds)} seeds ({seeds[0]}…{seeds[-1]}), mean ± sd"
 for mode in ("major", "minor"):
-    docs = {k: [load(f"{out}/{k}-{mode}-{s}.json") for s in (1, 2, 3)] +
+    docs = {k: [load(f"{out}/{k}-{mode}-{s}.json") for s in seeds] +
                [load(f"{out}/{k}-{mode}-pooled.json")] for k in ("render", "sample", "markov")}
     print(f"\n### chorale-{mode} against the {mode} validation chorales\n")
-    print("| statistic | plugin (render) seeds 1 / 2 / 3 | pooled | sample seeds 1 / 2 / 3 | pooled "
-          "| Markov seeds 1 / 2 / 3 | pooled | chorales |")
+    print(f"| statistic | plugin (render) {each} | pooled | sample {each} | pooled "
+          f"| Markov {each} | pooled | chorales |")
     print("|---|---|---:|---|---:|---|---:|---:|")
     for label, dist, rate in rows:
         pct = rate is not None
         cells = []
         for k in ("render", "sample", "markov"):
             vals = [value(d, dist, rate) for d in docs[k]]
-            cells.append(" / ".join(fmt(v, pct) for v in vals[:3]))
-            cells.append(fmt(vals[3], pct))
-        ref = "0" if dist else fmt(value(docs["render"][3], None, rate, "reference"), True)
+            cells.append(per_seed(vals[:-1], pct))
+            cells.append(fmt(vals[-1], pct))
+        ref = "0" if dist else fmt(value(docs["render"][-1], None, rate, "reference"), True)
         print(f"| {label} | " + " | ".join(cells) + f" | {ref} |")
 EOF
