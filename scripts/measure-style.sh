@@ -32,8 +32,11 @@ PN=$BUILD/apps/parnassus/parnassus
 [[ -x $PN ]] || { echo "$PN is not built (cmake --build --preset release)" >&2; exit 2; }
 SEEDS=${SEEDS:-1 2 3}
 read -r -a seeds <<<"$SEEDS"
+declare -A seen=()
 for seed in "${seeds[@]}"; do
     [[ $seed =~ ^[0-9]+$ ]] || { echo "SEEDS: '$seed' is not a seed (a whole number)" >&2; exit 2; }
+    [[ -z ${seen[$seed]:-} ]] || { echo "SEEDS: seed $seed is given twice" >&2; exit 2; }
+    seen[$seed]=1
 done
 [[ ${#seeds[@]} -gt 0 ]] || { echo "SEEDS: no seed given" >&2; exit 2; }
 mkdir -p "$OUT"
@@ -98,8 +101,15 @@ def per_seed(vals, pct):
         return " / ".join(fmt(v, pct) for v in vals)
     return f"{fmt(statistics.mean(vals), pct)} ± {fmt(statistics.stdev(vals), pct)}"
 
+def seed_list(seeds):
+    """'4–13' for a run of consecutive seeds, else the seeds one by one."""
+    n = [int(s) for s in seeds]
+    if n == list(range(n[0], n[0] + len(n))):
+        return f"{n[0]}–{n[-1]}"
+    return ", ".join(seeds)
+
 each = ("seeds " + " / ".join(seeds)) if len(seeds) <= 3 else \
-    f"{len(seeds)} seeds ({seeds[0]}…{seeds[-1]}), mean ± sd"
+    f"{len(seeds)} seeds ({seed_list(seeds)}), mean ± sd"
 for mode in ("major", "minor"):
     docs = {k: [load(f"{out}/{k}-{mode}-{s}.json") for s in seeds] +
                [load(f"{out}/{k}-{mode}-pooled.json")] for k in ("render", "sample", "markov")}
