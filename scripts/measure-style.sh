@@ -96,10 +96,14 @@ def fmt(v, pct):
     return "–" if v is None else (f"{v:.2f}" if pct else f"{v:.3f}")
 
 def per_seed(vals, pct):
-    """The seeds one by one, or as mean ± standard deviation beyond three."""
-    if len(vals) <= 3 or any(v is None for v in vals):
+    """The seeds one by one, or as mean ± standard deviation beyond three
+    (of the seeds that have the statistic, as the header says)."""
+    if len(vals) <= 3:
         return " / ".join(fmt(v, pct) for v in vals)
-    return f"{fmt(statistics.mean(vals), pct)} ± {fmt(statistics.stdev(vals), pct)}"
+    have = [v for v in vals if v is not None]
+    if len(have) < 2:
+        return fmt(have[0] if have else None, pct)
+    return f"{fmt(statistics.mean(have), pct)} ± {fmt(statistics.stdev(have), pct)}"
 
 def seed_list(seeds):
     """'4–13' for a run of consecutive seeds, else the seeds one by one."""
