@@ -79,6 +79,7 @@ rows = [("chord types (TV)", "chord", None), ("soprano motion (TV)", "soprano_mo
         ("bass motion (TV)", "bass_motion", None), ("root motion (TV)", "root_motion", None),
         ("soprano span in a phrase (TV)", "span_soprano", None),
         ("bass span in a phrase (TV)", "span_bass", None),
+        ("key areas in a phrase (TV)", "key_area", None),
         ("parallel 5ths/8ves (%)", None, "parallels"), ("hidden 5ths/8ves (%)", None, "hidden"),
         ("upper voices over an octave apart (%)", None, "wide"),
         ("voice crossing (%)", None, "crossing"), ("4-grams copied (%)", None, "copy4")]

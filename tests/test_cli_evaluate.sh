@@ -241,6 +241,10 @@ ref = d["reference"]
 assert ref["name"] == "chorales-minor" and ref["mode"] == "minor", ref
 assert ref["pieces_minor"] == ref["pieces"] > 0 and ref["sonorities"] > 1000
 assert d["training"]["grams"] > 1000
+# the shipped reference holds the key areas: minor chorales most often in i
+areas = d["distributions"]["key_area"]
+assert areas["reference_count"] > 1000, areas
+assert max(areas["reference"], key=areas["reference"].get) == "i", areas["reference"]
 for name, dist in d["distributions"].items():
     tv = dist["tv"]
     assert tv is None or 0 <= tv <= 1, (name, tv)

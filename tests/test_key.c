@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,39 @@ static void test_durations(void **state)
     assert_string_equal(pn_key_name(k), "D minor");
 }
 
+/* Counts per pitch class give what a piece with those durations gives. */
+static void test_counts(void **state)
+{
+    (void)state;
+    int8_t buf[MAX_STEPS * 4];
+    pn_piece p = make_piece(buf, A_MINOR, NSTEPS(A_MINOR), 0);
+    int64_t count[12] = {0};
+    for (int32_t j = 0; j < NSTEPS(A_MINOR) * PN_CHORALE_VOICES; ++j)
+        if (buf[j] >= 0)
+            count[buf[j] % 12]++;
+    double a[PN_NUM_KEYS], b[PN_NUM_KEYS];
+    pn_key_scores(&p, a);
+    pn_key_scores_of_counts(count, b);
+    for (int i = 0; i < PN_NUM_KEYS; ++i)
+        assert_true(a[i] == b[i]);
+    pn_key k = pn_key_of_counts(count);
+    assert_string_equal(pn_key_name(k), "A minor");
+    assert_true(k.score == pn_key_find(&p).score);
+    /* counts shaped like the profiles themselves find their key exactly */
+    static const int64_t major_shape[12] = {635, 223, 348, 233, 438, 409,
+                                            252, 519, 239, 366, 229, 288};
+    int64_t rotated[12];
+    for (int c = 0; c < 12; ++c)
+        rotated[(c + 7) % 12] = major_shape[c];
+    k = pn_key_of_counts(rotated);
+    assert_string_equal(pn_key_name(k), "G major");
+    assert_true(fabs(k.score - 1.0) < 1e-12);
+    const int64_t none[12] = {0};
+    k = pn_key_of_counts(none);
+    assert_int_equal(k.tonic, 0);
+    assert_true(k.score == 0.0);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -220,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_ties),
         cmocka_unit_test(test_empty_and_uniform),
         cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_counts),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_filter_mode),
     };

@@ -119,6 +119,15 @@ static void test_tables(void **state)
         assert_int_equal(pn_style_bin_parse(PN_STYLE_CHORD, bad_chord[i], &bin), -1);
     assert_int_equal(pn_style_bin_parse(PN_STYLE_CHORD, "0,4,7", &bin), 0);
     assert_int_equal(bin, 1 | 1 << 4 | 1 << 7);
+    static const char *const bad_area[] = {"", "v ", "Iv", "IIII", "bI", "#V", "0", "V7"};
+    for (size_t i = 0; i < sizeof bad_area / sizeof bad_area[0]; ++i)
+        assert_int_equal(pn_style_bin_parse(PN_STYLE_KEY_AREA, bad_area[i], &bin), -1);
+    assert_int_equal(pn_style_bin_parse(PN_STYLE_KEY_AREA, "V", &bin), 0);
+    assert_int_equal(bin, 7);
+    assert_int_equal(pn_style_bin_parse(PN_STYLE_KEY_AREA, "bIII", &bin), 0);
+    assert_int_equal(bin, 3);
+    assert_int_equal(pn_style_bin_parse(PN_STYLE_KEY_AREA, "vi", &bin), 0);
+    assert_int_equal(bin, 12 + 9);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -416,6 +425,70 @@ static void test_phrase_span(void **state)
     assert_int_equal(count_of(s, PN_STYLE_SPAN_ALTO, 0), 1);
     /* the soprano's window now runs from the second sonority: 72 .. 79 */
     assert_int_equal(count_of(s, PN_STYLE_SPAN_SOPRANO, 7), 2);
+    pn_style_acc_free(acc);
+}
+
+static int64_t area_count(const pn_style_stats *s, const char *label)
+{
+    int32_t bin;
+    assert_int_equal(pn_style_bin_parse(PN_STYLE_KEY_AREA, label, &bin), 0);
+    return pn_style_counts(s, PN_STYLE_KEY_AREA)[bin];
+}
+
+/* Plays n sonorities of a four-chord cycle, each chord moved up by shift. */
+static void play_cycle(pn_style_acc *acc, const int cycle[4][4], int n, int shift)
+{
+    for (int i = 0; i < n; ++i) {
+        const int *c = cycle[i % 4];
+        add4(acc, c[0] + shift, c[1] + shift, c[2] + shift, c[3] + shift);
+    }
+}
+
+/* The key of the last 16 sonorities, as a degree of the piece's key:
+ * counted once the window holds a phrase, per piece, the same in every
+ * transposition. */
+static void test_key_areas(void **state)
+{
+    (void)state;
+    /* C major: I IV V7 I (two voicings of I, so no two neighbours merge) */
+    static const int home[4][4] = {
+        {72, 67, 64, 48}, {72, 69, 65, 53}, {71, 67, 65, 55}, {67, 64, 60, 48}};
+    /* G major: I V7 I IV, with its F# */
+    static const int dominant[4][4] = {
+        {74, 71, 67, 55}, {72, 66, 62, 50}, {71, 67, 62, 43}, {72, 67, 64, 48}};
+    pn_style_acc *acc = new_acc(NULL, 0);
+    const pn_style_stats *s = pn_style_acc_stats(acc);
+    pn_style_begin_piece(acc, C_MAJOR);
+    play_cycle(acc, home, 15, 0);
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_KEY_AREA), 0);
+    play_cycle(acc, home, 16, 0); /* 31 sonorities: windows 16..31 */
+    assert_int_equal(area_count(s, "I"), 16);
+    /* sixteen sonorities in G major: the window ends in the dominant's key */
+    play_cycle(acc, dominant, 16, 0);
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_KEY_AREA), 32);
+    const int64_t v = area_count(s, "V");
+    assert_true(v >= 1);
+    add4(acc, 74, 71, 67, 55); /* one more G major sonority: still V */
+    assert_int_equal(area_count(s, "V"), v + 1);
+
+    /* a new piece starts an empty window: its first 15 count nothing */
+    const pn_key g_major = {7, PN_MAJOR, 0.9}, e_minor = {4, PN_MINOR, 0.9};
+    pn_style_begin_piece(acc, g_major);
+    play_cycle(acc, dominant, 15, 0);
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_KEY_AREA), 33);
+    pn_style_acc_free(acc);
+
+    /* a degree counts from the piece's key: the home cycle moved to G reads
+     * I in G major, and bIII in E minor (its relative major) */
+    acc = new_acc(NULL, 0);
+    s = pn_style_acc_stats(acc);
+    pn_style_begin_piece(acc, g_major);
+    play_cycle(acc, home, 20, 7);
+    assert_int_equal(area_count(s, "I"), 5);
+    pn_style_begin_piece(acc, e_minor);
+    play_cycle(acc, home, 20, 7);
+    assert_int_equal(area_count(s, "bIII"), 5);
+    assert_int_equal(pn_style_dist_total(s, PN_STYLE_KEY_AREA), 10);
     pn_style_acc_free(acc);
 }
 
@@ -792,6 +865,8 @@ static void test_file_errors(void **state)
               "-12..12)");
     parse_bad("{" FMT ", \"distributions\": {\"chord\": {\"4,7\": 1}}}",
               "distributions.chord[\"4,7\"]: not a chord type");
+    parse_bad("{" FMT ", \"distributions\": {\"key_area\": {\"V7\": 1}}}",
+              "distributions.key_area[\"V7\"]: not a key area");
     parse_bad("{" FMT ", \"distributions\": {\"voices\": {\"4\": -2}}}",
               "distributions.voices[\"4\"]: must be 0..2^50, got -2");
     parse_bad("{" FMT ", \"distributions\": {\"voices\": {\"4\": \"many\"}}}",
@@ -841,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_chords_roots_and_cadences),
         cmocka_unit_test(test_tonal_profile),
         cmocka_unit_test(test_phrase_span),
+        cmocka_unit_test(test_key_areas),
         cmocka_unit_test(test_quantiles_and_modes),
         cmocka_unit_test(test_tv),
         cmocka_unit_test(test_share_helpers),

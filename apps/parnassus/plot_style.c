@@ -18,6 +18,7 @@ enum {
     CELL_TOP = 34,
     CELL_BOTTOM = 50,
     CHORDS_SHOWN = 20,
+    KEY_AREAS_SHOWN = 7,
     MAX_BARS = 32,
     LABEL_SIZE = 24,
 };
@@ -169,23 +170,23 @@ static void fill_dist(bar_panel *bp, const pn_style_stats *in, const pn_style_st
     }
 }
 
-/* Chord types: the 20 with the most reference mass (input mass without a
- * reference), then everything else as "other". */
-static void fill_chords(bar_panel *bp, const pn_style_stats *in, const pn_style_stats *ref)
+/* The `shown_max` bins of d with the most reference mass (input mass
+ * without a reference), then everything else as "other": chord types and
+ * key areas have more values than a panel can show. */
+static void fill_top(bar_panel *bp, const pn_style_stats *in, const pn_style_stats *ref,
+                     pn_style_dist d, int shown_max, const char *title)
 {
     memset(bp, 0, sizeof *bp);
-    panel_title(bp, "chord types, top 20 of the reference", in, ref, PN_STYLE_CHORD);
-    if (!ref)
-        snprintf(bp->title, sizeof bp->title, "chord types, top 20 (%%)");
+    panel_title(bp, title, in, ref, d);
     bp->has_b = ref != NULL;
-    bp->rotate = 1;
     const pn_style_stats *by = ref ? ref : in;
-    const int64_t *c = pn_style_counts(by, PN_STYLE_CHORD);
-    int top[CHORDS_SHOWN], shown = 0;
+    const int size = pn_style_dist_get(d)->size;
+    const int64_t *c = pn_style_counts(by, d);
+    int top[MAX_BARS], shown = 0;
     unsigned char taken[PN_STYLE_CHORD_BINS] = {0};
-    for (; shown < CHORDS_SHOWN; ++shown) {
+    for (; shown < shown_max && shown < MAX_BARS - 1; ++shown) {
         int best = -1;
-        for (int i = 0; i < PN_STYLE_CHORD_BINS; ++i)
+        for (int i = 0; i < size; ++i)
             if (!taken[i] && c[i] > 0 && (best < 0 || c[i] > c[best]))
                 best = i;
         if (best < 0)
@@ -195,15 +196,15 @@ static void fill_chords(bar_panel *bp, const pn_style_stats *in, const pn_style_
     }
     double rest_a = 100.0, rest_b = 100.0;
     for (int j = 0; j < shown; ++j, ++bp->n) {
-        pn_style_bin_label(PN_STYLE_CHORD, top[j], bp->label[bp->n], LABEL_SIZE);
-        bp->a[bp->n] = 100.0 * pn_style_share(in, PN_STYLE_CHORD, top[j]);
-        bp->b[bp->n] = ref ? 100.0 * pn_style_share(ref, PN_STYLE_CHORD, top[j]) : NAN;
+        pn_style_bin_label(d, top[j], bp->label[bp->n], LABEL_SIZE);
+        bp->a[bp->n] = 100.0 * pn_style_share(in, d, top[j]);
+        bp->b[bp->n] = ref ? 100.0 * pn_style_share(ref, d, top[j]) : NAN;
         rest_a -= bp->a[bp->n];
         rest_b -= ref ? bp->b[bp->n] : 0.0;
     }
     snprintf(bp->label[bp->n], LABEL_SIZE, "other");
-    bp->a[bp->n] = pn_style_dist_total(in, PN_STYLE_CHORD) > 0 ? fmax(rest_a, 0.0) : NAN;
-    bp->b[bp->n] = ref && pn_style_dist_total(ref, PN_STYLE_CHORD) > 0 ? fmax(rest_b, 0.0) : NAN;
+    bp->a[bp->n] = pn_style_dist_total(in, d) > 0 ? fmax(rest_a, 0.0) : NAN;
+    bp->b[bp->n] = ref && pn_style_dist_total(ref, d) > 0 ? fmax(rest_b, 0.0) : NAN;
     bp->n++;
 }
 
@@ -276,7 +277,9 @@ pn_error pn_plot_style(const char *out_path, const char *title, const pn_style_s
         remove(out_path);
         return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", out_path);
     }
-    fill_chords(bp, in, ref);
+    fill_top(bp, in, ref, PN_STYLE_CHORD, CHORDS_SHOWN,
+             ref ? "chord types, top 20 of the reference" : "chord types, top 20");
+    bp->rotate = 1;
     draw_bar_panel(cr, cell(0, 0, 3), bp);
     fill_rates(bp, in, ref);
     draw_bar_panel(cr, cell(3, 0, 1), bp);
@@ -297,8 +300,10 @@ pn_error pn_plot_style(const char *out_path, const char *title, const pn_style_s
     draw_bar_panel(cr, cell(3, 2, 1), bp);
     fill_dist(bp, in, ref, PN_STYLE_ROOT_MOTION, 1, 12, INTERVALS, "root motion up");
     draw_bar_panel(cr, cell(0, 3, 1), bp);
-    fill_dist(bp, in, ref, PN_STYLE_TONAL, 0, 12, DEGREES, "scale degrees (tonal profile)");
-    draw_bar_panel(cr, cell(1, 3, 2), bp);
+    fill_dist(bp, in, ref, PN_STYLE_TONAL, 0, 12, DEGREES, "scale degrees");
+    draw_bar_panel(cr, cell(1, 3, 1), bp);
+    fill_top(bp, in, ref, PN_STYLE_KEY_AREA, KEY_AREAS_SHOWN, "key areas");
+    draw_bar_panel(cr, cell(2, 3, 1), bp);
     fill_dist(bp, in, ref, PN_STYLE_VOICES, 0, PN_STYLE_VOICES_MAX, NULL, "pitches per sonority");
     snprintf(bp->label[PN_STYLE_VOICES_MAX - 1], LABEL_SIZE, "%d+", PN_STYLE_VOICES_MAX);
     draw_bar_panel(cr, cell(3, 3, 1), bp);

@@ -37,6 +37,12 @@ void pn_key_scores(const pn_piece *piece, double scores[PN_NUM_KEYS]);
  * scores exactly, hence the result too, up to ties. */
 pn_key pn_key_find(const pn_piece *piece);
 
+/* The same two for counts per pitch class (0 = C) instead of a piece: a
+ * piece's scores are those of the durations its voices spend on each
+ * pitch class. Counts must be non-negative and sum to at most 2^53. */
+void pn_key_scores_of_counts(const int64_t count[12], double scores[PN_NUM_KEYS]);
+pn_key pn_key_of_counts(const int64_t count[12]);
+
 /* "C major", "F# minor", "Bb major": a static string. Tonic names follow
  * the usual key signatures (Db major but C# minor). */
 const char *pn_key_name(pn_key key);

@@ -45,9 +45,10 @@ enum {
     PN_STYLE_PC_BINS = 12,
     PN_STYLE_RANGE_BINS = 128,
     PN_STYLE_SPAN_BINS = PN_STYLE_SPAN_CLAMP + 1,
+    PN_STYLE_KEY_AREA_BINS = 24, /* the local key: 12 major degrees, then 12 minor */
     PN_STYLE_NUM_BINS = PN_STYLE_CHORD_BINS + 4 * PN_STYLE_MOTION_BINS + 3 * PN_STYLE_SPACING_BINS +
                         PN_STYLE_VOICES_MAX + 4 * PN_STYLE_RANGE_BINS + 5 * PN_STYLE_PC_BINS +
-                        4 * PN_STYLE_SPAN_BINS,
+                        4 * PN_STYLE_SPAN_BINS + PN_STYLE_KEY_AREA_BINS,
 };
 
 /* The distributions, in the order of the statistics files and reports. */
@@ -74,6 +75,7 @@ typedef enum pn_style_dist {
     PN_STYLE_SPAN_ALTO,    /* the same over the last 16 sonorities of four pitches */
     PN_STYLE_SPAN_TENOR,   /* the same over the last 16 sonorities of four pitches */
     PN_STYLE_SPAN_BASS,
+    PN_STYLE_KEY_AREA, /* the key of the last 16 sonorities, as a degree of the piece's key */
     PN_STYLE_NUM_DISTS
 } pn_style_dist;
 
@@ -93,6 +95,7 @@ typedef enum pn_style_rate {
 typedef enum pn_style_label {
     PN_STYLE_LABEL_INT,   /* the value is bin + offset, written in decimal */
     PN_STYLE_LABEL_PCSET, /* the bin is a 12-bit pitch-class mask, written "0,4,7" */
+    PN_STYLE_LABEL_KEY,   /* a key as a degree of the piece's key: "I", "V", "vi", "bIII" */
 } pn_style_label;
 
 typedef struct pn_style_dist_info {
@@ -172,12 +175,14 @@ int32_t pn_style_quantile(const pn_style_stats *s, pn_style_dist d, double q);
  * it is empty. */
 int32_t pn_style_mode_bin(const pn_style_stats *s, pn_style_dist d);
 
-/* The label of a bin: "0,4,7" for a chord type, "-3" for a motion. */
+/* The label of a bin: "0,4,7" for a chord type, "-3" for a motion, "V" for
+ * a key area. */
 void pn_style_bin_label(pn_style_dist d, int32_t bin, char *buf, size_t size);
 
 /* The bin of a label as written by pn_style_bin_label (canonical form only:
  * no sign on positive numbers, no leading zeros, pitch classes ascending
- * from 0 for a chord type). Returns 0, or -1 when text is no label of d. */
+ * from 0 for a chord type, the exact case for a key area). Returns 0, or
+ * -1 when text is no label of d. */
 int pn_style_bin_parse(pn_style_dist d, const char *text, int32_t *bin);
 
 /* Two sets of statistics side by side. */

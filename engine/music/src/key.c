@@ -26,23 +26,13 @@ const char *pn_key_name(pn_key key)
     return KEY_NAME[key.mode][key.tonic];
 }
 
-void pn_key_scores(const pn_piece *piece, double scores[PN_NUM_KEYS])
+void pn_key_scores_of_counts(const int64_t count[12], double scores[PN_NUM_KEYS])
 {
-    /* Integer durations per pitch class: the sums below are exact, so the
-     * deviations do not depend on the order of the pitch classes. */
-    int64_t count[12] = {0};
+    /* Integer counts: the sums below are exact, so the deviations do not
+     * depend on the order of the pitch classes. */
     int64_t total = 0;
-    size_t k = piece ? (size_t)piece->num_voices : 0;
-    for (int32_t t = 0; piece && t < piece->num_steps; ++t) {
-        int64_t d = pn_piece_duration(piece, t);
-        const int8_t *step = piece->pitch + (size_t)t * k;
-        for (size_t v = 0; v < k; ++v) {
-            if (step[v] >= 0) {
-                count[step[v] % 12] += d;
-                total += d;
-            }
-        }
-    }
+    for (int j = 0; j < 12; ++j)
+        total += count[j];
     double dx[12];
     double mean = (double)total / 12.0;
     for (int j = 0; j < 12; ++j)
@@ -60,7 +50,7 @@ void pn_key_scores(const pn_piece *piece, double scores[PN_NUM_KEYS])
             spp += dp[i] * dp[i];
         }
         for (int tonic = 0; tonic < 12; ++tonic) {
-            /* Summed from the tonic upwards, so that a transposed piece gives
+            /* Summed from the tonic upwards, so that transposed counts give
              * bit-identical scores for the transposed keys. */
             double sxy = 0.0, sxx = 0.0;
             for (int i = 0; i < 12; ++i) {
@@ -74,16 +64,44 @@ void pn_key_scores(const pn_piece *piece, double scores[PN_NUM_KEYS])
     }
 }
 
-pn_key pn_key_find(const pn_piece *piece)
+pn_key pn_key_of_counts(const int64_t count[12])
 {
     double scores[PN_NUM_KEYS];
-    pn_key_scores(piece, scores);
+    pn_key_scores_of_counts(count, scores);
     int best = 0;
     for (int i = 1; i < PN_NUM_KEYS; ++i)
         if (scores[i] > scores[best])
             best = i;
     pn_key key = {best % 12, best < 12 ? PN_MAJOR : PN_MINOR, scores[best]};
     return key;
+}
+
+/* The duration every sounding voice spends on each pitch class. */
+static void piece_counts(const pn_piece *piece, int64_t count[12])
+{
+    memset(count, 0, 12 * sizeof *count);
+    size_t k = piece ? (size_t)piece->num_voices : 0;
+    for (int32_t t = 0; piece && t < piece->num_steps; ++t) {
+        int64_t d = pn_piece_duration(piece, t);
+        const int8_t *step = piece->pitch + (size_t)t * k;
+        for (size_t v = 0; v < k; ++v)
+            if (step[v] >= 0)
+                count[step[v] % 12] += d;
+    }
+}
+
+void pn_key_scores(const pn_piece *piece, double scores[PN_NUM_KEYS])
+{
+    int64_t count[12];
+    piece_counts(piece, count);
+    pn_key_scores_of_counts(count, scores);
+}
+
+pn_key pn_key_find(const pn_piece *piece)
+{
+    int64_t count[12];
+    piece_counts(piece, count);
+    return pn_key_of_counts(count);
 }
 
 /* ------------------------------------------------------------------------ */

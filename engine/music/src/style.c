@@ -45,6 +45,13 @@ struct pn_style_acc {
     /* each voice's last pitches in the piece (soprano, alto, tenor, bass) */
     span_window span[4];
 
+    /* the pitch classes of the piece's last sonorities, for its key areas:
+     * area_pcs[i][c] pitches of class c in the i-th (ring order), summed in
+     * area_sum */
+    uint8_t area_pcs[PN_STYLE_SPAN_WINDOW][12];
+    int64_t area_sum[12];
+    int area_size, area_next;
+
     /* the last sonorities of the piece, for 4-grams: window[(start + i) % 4] */
     sonority window[PN_STYLE_GRAM];
     int window_start, window_size;
@@ -99,6 +106,10 @@ void pn_style_begin_piece(pn_style_acc *acc, pn_key key)
     acc->window_start = 0;
     acc->window_size = 0;
     memset(acc->span, 0, sizeof acc->span);
+    memset(acc->area_pcs, 0, sizeof acc->area_pcs);
+    memset(acc->area_sum, 0, sizeof acc->area_sum);
+    acc->area_size = 0;
+    acc->area_next = 0;
     acc->stats.pieces++;
     if (key.mode == PN_MINOR)
         acc->stats.pieces_minor++;
@@ -160,6 +171,30 @@ static void count_span(pn_style_acc *acc, pn_style_dist d, span_window *w, int p
     bins(acc, d)[clamp(hi - lo, 0, PN_STYLE_SPAN_CLAMP)]++;
 }
 
+/* Pushes a sonority's pitch classes into the window of the last
+ * PN_STYLE_SPAN_WINDOW and, once it is full, counts the key they sound in
+ * (Krumhansl-Schmuckler over each pitch of each sonority once) as a degree
+ * of the piece's key: where a phrase goes, "V" for the dominant. */
+static void count_key_area(pn_style_acc *acc, const sonority *s)
+{
+    uint8_t *slot = acc->area_pcs[acc->area_next];
+    for (int c = 0; c < 12; ++c)
+        acc->area_sum[c] -= slot[c];
+    memset(slot, 0, 12);
+    for (int i = 0; i < s->n; ++i) {
+        slot[s->p[i] % 12]++;
+        acc->area_sum[s->p[i] % 12]++;
+    }
+    acc->area_next = (acc->area_next + 1) % PN_STYLE_SPAN_WINDOW;
+    if (acc->area_size < PN_STYLE_SPAN_WINDOW)
+        ++acc->area_size;
+    if (acc->area_size < PN_STYLE_SPAN_WINDOW)
+        return;
+    const pn_key local = pn_key_of_counts(acc->area_sum);
+    const int degree = ((local.tonic - acc->key.tonic) % 12 + 12) % 12;
+    bins(acc, PN_STYLE_KEY_AREA)[(local.mode == PN_MINOR ? 12 : 0) + degree]++;
+}
+
 /* What a sonority is on its own. */
 static void count_sonority(pn_style_acc *acc, const sonority *s)
 {
@@ -175,6 +210,7 @@ static void count_sonority(pn_style_acc *acc, const sonority *s)
     bins(acc, PN_STYLE_RANGE_BASS)[bass]++;
     count_span(acc, PN_STYLE_SPAN_SOPRANO, &acc->span[0], soprano);
     count_span(acc, PN_STYLE_SPAN_BASS, &acc->span[3], bass);
+    count_key_area(acc, s);
     if (n == 4) {
         count_span(acc, PN_STYLE_SPAN_ALTO, &acc->span[1], s->p[2]);
         count_span(acc, PN_STYLE_SPAN_TENOR, &acc->span[2], s->p[1]);

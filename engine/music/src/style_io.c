@@ -146,6 +146,11 @@ static pn_error read_distribution(const reader *rd, pn_style_dist d, const json_
                 return fail_at(rd, here,
                                "not a chord type (pitch classes 0..11 above the bass, ascending "
                                "from 0, e.g. \"0,4,7\")");
+            if (di->label == PN_STYLE_LABEL_KEY)
+                return fail_at(rd, here,
+                               "not a key area (a degree of the piece's key: I, bII, II, bIII, "
+                               "III, IV, #IV, V, bVI, VI, bVII, VII for major keys, the same in "
+                               "lower case for minor)");
             return fail_at(rd, here, "not a value of %s (whole numbers %d..%d)", di->name,
                            (int)di->offset, (int)(di->offset + di->size - 1));
         }

@@ -17,7 +17,8 @@ enum {
     FIRST_ROOT = FIRST_RANGE + 4 * PN_STYLE_RANGE_BINS,
     FIRST_TONAL = FIRST_ROOT + PN_STYLE_PC_BINS,
     FIRST_SPAN = FIRST_TONAL + 3 * PN_STYLE_PC_BINS,
-    END_BINS = FIRST_SPAN + 4 * PN_STYLE_SPAN_BINS,
+    FIRST_KEY_AREA = FIRST_SPAN + 4 * PN_STYLE_SPAN_BINS,
+    END_BINS = FIRST_KEY_AREA + PN_STYLE_KEY_AREA_BINS,
 };
 
 _Static_assert((int)END_BINS == (int)PN_STYLE_NUM_BINS,
@@ -71,6 +72,15 @@ static const pn_style_dist_info DISTS[PN_STYLE_NUM_DISTS] = {
                              PN_STYLE_LABEL_INT, FIRST_SPAN + 2 * PN_STYLE_SPAN_BINS},
     [PN_STYLE_SPAN_BASS] = {"span_bass", "bass span in a phrase", PN_STYLE_SPAN_BINS, 0,
                             PN_STYLE_LABEL_INT, FIRST_SPAN + 3 * PN_STYLE_SPAN_BINS},
+    [PN_STYLE_KEY_AREA] = {"key_area", "key areas in a phrase", PN_STYLE_KEY_AREA_BINS, 0,
+                           PN_STYLE_LABEL_KEY, FIRST_KEY_AREA},
+};
+
+/* A key as a degree of the piece's key, by bin: the major keys (upper case)
+ * on each of the twelve degrees, then the minor keys (lower case). */
+static const char *const KEY_AREA_LABEL[PN_STYLE_KEY_AREA_BINS] = {
+    "I", "bII", "II", "bIII", "III", "IV", "#IV", "V", "bVI", "VI", "bVII", "VII",
+    "i", "bii", "ii", "biii", "iii", "iv", "#iv", "v", "bvi", "vi", "bvii", "vii",
 };
 
 static const pn_style_rate_info RATES[PN_STYLE_NUM_RATES] = {
@@ -237,6 +247,11 @@ void pn_style_bin_label(pn_style_dist d, int32_t bin, char *buf, size_t size)
         snprintf(buf, size, "%d", (int)(bin + DISTS[d].offset));
         return;
     }
+    if (DISTS[d].label == PN_STYLE_LABEL_KEY) {
+        snprintf(buf, size, "%s",
+                 bin >= 0 && bin < PN_STYLE_KEY_AREA_BINS ? KEY_AREA_LABEL[bin] : "?");
+        return;
+    }
     size_t used = 0;
     buf[0] = '\0';
     for (int c = 0; c < 12; ++c) {
@@ -287,6 +302,14 @@ int pn_style_bin_parse(pn_style_dist d, const char *text, int32_t *bin)
             return -1;
         *bin = v;
         return 0;
+    }
+    if (DISTS[d].label == PN_STYLE_LABEL_KEY) {
+        for (int32_t i = 0; i < PN_STYLE_KEY_AREA_BINS; ++i)
+            if (strcmp(text, KEY_AREA_LABEL[i]) == 0) {
+                *bin = i;
+                return 0;
+            }
+        return -1;
     }
     /* "0,c1,c2,...": strictly ascending pitch classes starting with 0 */
     unsigned mask = 0;
