@@ -138,7 +138,7 @@ int pn_cli_style_print(FILE *out, const pn_cli_evaluation *e)
     }
     fprintf(out, "\nTV: total variation distance, 0 (the same) .. 1 (nothing in common). The\n"
                  "ranges are registers and move with transposition; everything else does not\n"
-                 "(the tonal profile is relative to each piece's tonic).\n");
+                 "(the tonal profile and the key areas are relative to each piece's key).\n");
     return ferror(out) ? -1 : 0;
 }
 
