@@ -277,8 +277,10 @@ pn_error pn_plot_style(const char *out_path, const char *title, const pn_style_s
         remove(out_path);
         return pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", out_path);
     }
-    fill_top(bp, in, ref, PN_STYLE_CHORD, CHORDS_SHOWN,
-             ref ? "chord types, top 20 of the reference" : "chord types, top 20");
+    char chords[64];
+    snprintf(chords, sizeof chords, "chord types, top %d%s", CHORDS_SHOWN,
+             ref ? " of the reference" : "");
+    fill_top(bp, in, ref, PN_STYLE_CHORD, CHORDS_SHOWN, chords);
     bp->rotate = 1;
     draw_bar_panel(cr, cell(0, 0, 3), bp);
     fill_rates(bp, in, ref);

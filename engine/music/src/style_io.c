@@ -148,9 +148,9 @@ static pn_error read_distribution(const reader *rd, pn_style_dist d, const json_
                                "from 0, e.g. \"0,4,7\")");
             if (di->label == PN_STYLE_LABEL_KEY)
                 return fail_at(rd, here,
-                               "not a key area (a degree of the piece's key: I, bII, II, bIII, "
-                               "III, IV, #IV, V, bVI, VI, bVII, VII for major keys, the same in "
-                               "lower case for minor)");
+                               "not a key area (a degree of the piece's key, upper case for a "
+                               "major key, lower for a minor one, e.g. \"V\", \"vi\", "
+                               "\"bIII\")");
             return fail_at(rd, here, "not a value of %s (whole numbers %d..%d)", di->name,
                            (int)di->offset, (int)(di->offset + di->size - 1));
         }
