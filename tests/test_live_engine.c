@@ -55,6 +55,8 @@ static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_s
     pn_error rc = pnl_engine_create(&s, &f->e, &info);
     if (rc != PN_OK)
         fail_msg("engine: %s", info.message);
+    /* a fixed seed: with run_synced the same music on every machine */
+    assert_int_equal(pnl_engine_set_control(f->e, "seed", 1.0f), 0);
     return f->e;
 }
 
@@ -109,14 +111,16 @@ static size_t onsets(const fixture *f, double *t, size_t max)
     return n;
 }
 
-/* 120 bpm in 1/8: a sonority every 0.25 s = 12000 frames, on the frame */
+/* 120 bpm in 1/8: a sonority every 0.25 s = 12000 frames, on the frame.
+ * A drawn sonority may be a rest (the chorales have a few), so onsets are
+ * whole steps apart rather than always one. */
 static void test_steps_on_the_stream_clock(void **state)
 {
     (void)state;
     fixture *f = calloc(1, sizeof *f);
     make_engine(f, PNL_SYNC_INTERNAL, 120.0, 1);
     rt_guard_reset();
-    run(f, 4 * RATE / BLOCK);
+    run_synced(f, 4 * RATE / BLOCK);
     double t[64];
     const size_t n = onsets(f, t, 64);
     assert_true(n >= 15);
@@ -124,8 +128,10 @@ static void test_steps_on_the_stream_clock(void **state)
         const double frames = t[i] * RATE;
         assert_true(fabs(frames - 12000.0 * (double)llround(frames / 12000.0)) < 0.5);
     }
-    for (size_t i = 1; i < n; ++i)
-        assert_true(fabs(t[i] - t[i - 1] - 0.25) < 1e-9);
+    for (size_t i = 1; i < n; ++i) {
+        const double steps = (t[i] - t[i - 1]) / 0.25;
+        assert_true(steps > 0.5 && fabs(steps - round(steps)) < 1e-6);
+    }
     if (RT_GUARD_WORKS && rt_guard_count() != 0)
         fail_msg("the audio side allocated or locked %ld times (first: %s)", rt_guard_count(),
                  rt_guard_first());
@@ -179,7 +185,7 @@ static void test_rule_switch_releases_notes(void **state)
     (void)state;
     fixture *f = calloc(1, sizeof *f);
     make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
-    run(f, RATE / BLOCK / 2 + 3); /* just after a step: notes sound */
+    run_synced(f, RATE / BLOCK / 2 + 3); /* just after a step: notes sound */
     int sounding[16][128] = {{0}}, count = 0;
     for (size_t i = 0; i < f->num_sent; ++i) {
         const pnl_midi_msg *m = &f->sent[i];
@@ -394,7 +400,7 @@ static void follow_clock_at(double bpm)
             assert_int_equal(pnl_engine_midi_in(f->e, &m), 0);
             ++next_pulse;
         }
-        run(f, 1);
+        run_synced(f, 1);
         frames += BLOCK;
     }
     pnl_status st;
