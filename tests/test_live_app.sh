@@ -90,6 +90,7 @@ out, take = sys.argv[1:]
 rows = [l.split() for l in open(out) if not l.startswith('#')]
 assert rows, "nothing was sent to MIDI out"
 latency = 0.010
+buffer = 256 / 48000  # the app's --buffer (default 256 frames) at 48 kHz
 step = 0.25  # 1/8 at 120 bpm
 ons = []
 balance = {}
@@ -99,7 +100,7 @@ for r in rows:
     # handed over on the stream clock, never before its buffer was made
     # (how soon before it is due is a timing target: parnassus-bench-live
     # measures it, a loaded machine cannot promise it)
-    assert t - latency - 256 / 48000 - 1e-6 <= sent_at, (t, sent_at)
+    assert t - latency - buffer - 1e-6 <= sent_at, (t, sent_at)
     if status & 0xF0 == 0x90 and vel > 0:
         ons.append(t)
         balance[(status & 15, key)] = balance.get((status & 15, key), 0) + 1
