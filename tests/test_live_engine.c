@@ -55,7 +55,8 @@ static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_s
     pn_error rc = pnl_engine_create(&s, &f->e, &info);
     if (rc != PN_OK)
         fail_msg("engine: %s", info.message);
-    /* a fixed seed: with run_synced the same music on every machine */
+    /* seed 1; the first sonority may still come from what activate()
+     * drew with the clock's seed, so the music can differ between runs */
     assert_int_equal(pnl_engine_set_control(f->e, "seed", 1.0f), 0);
     return f->e;
 }
@@ -112,8 +113,9 @@ static size_t onsets(const fixture *f, double *t, size_t max)
 }
 
 /* 120 bpm in 1/8: a sonority every 0.25 s = 12000 frames, on the frame.
- * A drawn sonority may be a rest (the chorales have a few), so onsets are
- * whole steps apart rather than always one. */
+ * A drawn sonority may be a rest (the chorales rest a quarter, now and
+ * then a half note: two or four steps), so onsets are whole steps apart
+ * rather than always one, and a few of the 16 steps may be silent. */
 static void test_steps_on_the_stream_clock(void **state)
 {
     (void)state;
@@ -123,7 +125,7 @@ static void test_steps_on_the_stream_clock(void **state)
     run_synced(f, 4 * RATE / BLOCK);
     double t[64];
     const size_t n = onsets(f, t, 64);
-    assert_true(n >= 15);
+    assert_true(n >= 12);
     for (size_t i = 0; i < n; ++i) {
         const double frames = t[i] * RATE;
         assert_true(fabs(frames - 12000.0 * (double)llround(frames / 12000.0)) < 0.5);
@@ -185,18 +187,22 @@ static void test_rule_switch_releases_notes(void **state)
     (void)state;
     fixture *f = calloc(1, sizeof *f);
     make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
-    run_synced(f, RATE / BLOCK / 2 + 3); /* just after a step: notes sound */
+    /* on until notes sound (a drawn rest may come first), at most 4 s */
     int sounding[16][128] = {{0}}, count = 0;
-    for (size_t i = 0; i < f->num_sent; ++i) {
-        const pnl_midi_msg *m = &f->sent[i];
-        if (is_note_on(m))
-            sounding[m->bytes[0] & 15][m->bytes[1]]++;
-        else if (is_note_off(m) && sounding[m->bytes[0] & 15][m->bytes[1]] > 0)
-            sounding[m->bytes[0] & 15][m->bytes[1]]--;
+    size_t seen = 0;
+    for (int b = 0; b < 4 * RATE / BLOCK && count == 0; ++b) {
+        run_synced(f, 1);
+        for (; seen < f->num_sent; ++seen) {
+            const pnl_midi_msg *m = &f->sent[seen];
+            if (is_note_on(m)) {
+                sounding[m->bytes[0] & 15][m->bytes[1]]++;
+                ++count;
+            } else if (is_note_off(m) && sounding[m->bytes[0] & 15][m->bytes[1]] > 0) {
+                sounding[m->bytes[0] & 15][m->bytes[1]]--;
+                --count;
+            }
+        }
     }
-    for (int ch = 0; ch < 16; ++ch)
-        for (int k = 0; k < 128; ++k)
-            count += sounding[ch][k];
     assert_true(count > 0);
     char path[4096];
     snprintf(path, sizeof path, "%s/rules/textbook-major.json", getenv("PNP_BUNDLE_DIR"));
@@ -416,8 +422,13 @@ static void follow_clock_at(double bpm)
     while (first < n && t[first] < after)
         ++first;
     assert_true(n - first >= 8);
-    const double rate = (double)(n - 1 - first) / (t[n - 1] - t[first]);
+    /* steps over the span, a silent gap (a drawn rest) counted as the
+     * whole steps it covers */
     const double want = bpm / 60.0 * 2.0;
+    double steps = 0;
+    for (size_t i = first + 1; i < n; ++i)
+        steps += round((t[i] - t[i - 1]) * want);
+    const double rate = steps / (t[n - 1] - t[first]);
     if (fabs(rate - want) / want > 0.005)
         fail_msg("at %g bpm: %g steps a second, want %g", bpm, rate, want);
     /* Stop: the notes end and no more steps come */
