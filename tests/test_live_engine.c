@@ -423,11 +423,16 @@ static void follow_clock_at(double bpm)
         ++first;
     assert_true(n - first >= 8);
     /* steps over the span, a silent gap (a drawn rest) counted as the
-     * whole steps it covers */
+     * whole steps it covers; the shortest gap is one step, so a tempo
+     * off by a whole factor cannot pass as rests */
     const double want = bpm / 60.0 * 2.0;
-    double steps = 0;
-    for (size_t i = first + 1; i < n; ++i)
+    double steps = 0, shortest = INFINITY;
+    for (size_t i = first + 1; i < n; ++i) {
         steps += round((t[i] - t[i - 1]) * want);
+        shortest = fmin(shortest, t[i] - t[i - 1]);
+    }
+    if (fabs(shortest * want - 1.0) > 0.1)
+        fail_msg("at %g bpm: the shortest step is %g s, want %g", bpm, shortest, 1.0 / want);
     const double rate = steps / (t[n - 1] - t[first]);
     if (fabs(rate - want) / want > 0.005)
         fail_msg("at %g bpm: %g steps a second, want %g", bpm, rate, want);
