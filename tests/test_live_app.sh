@@ -278,6 +278,10 @@ if live --no-synth --set nope=1 </dev/null >/dev/null 2>"$TMP/set.err"; then
     fail "an unknown knob was accepted"
 fi
 grep -q "nope" "$TMP/set.err" || fail "unknown knob not named"
+if live --no-synth --set seed=soon </dev/null >/dev/null 2>"$TMP/set.err"; then
+    fail "a knob value that is not a number was accepted"
+fi
+grep -q "seed=soon" "$TMP/set.err" || fail "the bad knob value not named: $(cat "$TMP/set.err")"
 # --- the audio device goes away while playing (last: it takes the server) ---
 live_session gone --no-synth --midi-out-file "$TMP/gone.txt"
 sleep 1.2

@@ -29,7 +29,8 @@ typedef struct fixture {
     size_t num_sent;
 } fixture;
 
-static int send_clock_out; /* the next engine made sends MIDI clock */
+static int send_clock_out;       /* the next engine made sends MIDI clock */
+static float engine_seed = 1.0f; /* the seed of the next engine made */
 
 static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_synth)
 {
@@ -51,13 +52,15 @@ static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_s
     s.synth = f->synth;
     s.midi_latency = 0.0;
     s.send_clock = send_clock_out;
+    /* set before the plugin activates: its first draw follows the seed */
+    const pnl_control_setting seed = {"seed", engine_seed};
+    s.controls = &seed;
+    s.num_controls = 1;
     pn_error_info info = {PN_OK, ""};
     pn_error rc = pnl_engine_create(&s, &f->e, &info);
     if (rc != PN_OK)
         fail_msg("engine: %s", info.message);
-    /* seed 1; the first sonority may still come from what activate()
-     * drew with the clock's seed, so the music can differ between runs */
-    assert_int_equal(pnl_engine_set_control(f->e, "seed", 1.0f), 0);
+    assert_float_equal(pnl_engine_control(f->e, "seed"), engine_seed, 0.0f);
     return f->e;
 }
 
@@ -152,6 +155,87 @@ static void test_steps_on_the_stream_clock(void **state)
 }
 
 /* stop: every note that was turned on is turned off */
+/* The seed given at creation shapes the music from its first step: two
+ * engines on the same seed play the same notes at the same times, another
+ * seed plays other music. */
+static void play_seed(float seed, fixture **out)
+{
+    fixture *f = calloc(1, sizeof *f);
+    engine_seed = seed;
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    engine_seed = 1.0f;
+    run_synced(f, 4 * RATE / BLOCK);
+    *out = f;
+}
+
+static int same_music(const fixture *a, const fixture *b)
+{
+    if (a->num_sent != b->num_sent)
+        return 0;
+    for (size_t i = 0; i < a->num_sent; ++i)
+        if (a->sent[i].time != b->sent[i].time || a->sent[i].size != b->sent[i].size ||
+            memcmp(a->sent[i].bytes, b->sent[i].bytes, a->sent[i].size) != 0)
+            return 0;
+    return 1;
+}
+
+static void test_seed_makes_a_take_repeatable(void **state)
+{
+    (void)state;
+    fixture *a, *b, *c;
+    play_seed(7.0f, &a);
+    play_seed(7.0f, &b);
+    play_seed(8.0f, &c);
+    double t[64];
+    assert_true(onsets(a, t, 64) >= 12);
+    assert_true(same_music(a, b));
+    assert_false(same_music(a, c));
+    drop(a);
+    drop(b);
+    drop(c);
+}
+
+/* Knobs given at creation are checked: an unknown one, an output port or
+ * a value that is not a number is an error naming the knob; a value out
+ * of the port's range is held to it. */
+static pn_error create_with(const pnl_control_setting *c, pnl_engine **e, pn_error_info *info)
+{
+    const char *bundle = getenv("PNP_BUNDLE_DIR");
+    assert_non_null(bundle);
+    pnl_engine_settings s;
+    pnl_engine_settings_default(&s);
+    s.bundle_dir = bundle;
+    s.sample_rate = RATE;
+    s.max_block = BLOCK;
+    s.controls = c;
+    s.num_controls = 1;
+    return pnl_engine_create(&s, e, info);
+}
+
+static void test_creation_knobs_are_checked(void **state)
+{
+    (void)state;
+    const pnl_control_setting bad[] = {
+        {"no_such_knob", 1.0f}, {"rules_selected", 1.0f}, {"seed", NAN}, {NULL, 1.0f}};
+    const char *named[] = {"no_such_knob", "rules_selected", "seed", "(null)"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        pnl_engine *e = NULL;
+        pn_error_info info = {PN_OK, ""};
+        assert_int_not_equal(create_with(&bad[i], &e, &info), PN_OK);
+        assert_null(e);
+        if (!strstr(info.message, named[i]))
+            fail_msg("'%s' not named: %s", named[i], info.message);
+    }
+    const pnl_control_setting huge = {"seed", 1e12f};
+    pnl_engine *e = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(create_with(&huge, &e, &info), PN_OK);
+    float hi;
+    assert_true(pnl_engine_control_range(e, "seed", NULL, NULL, &hi));
+    assert_float_equal(pnl_engine_control(e, "seed"), hi, 0.0f);
+    pnl_engine_free(e);
+}
+
 static void test_stop_releases_every_note(void **state)
 {
     (void)state;
@@ -545,6 +629,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_on_the_stream_clock),
+        cmocka_unit_test(test_seed_makes_a_take_repeatable),
+        cmocka_unit_test(test_creation_knobs_are_checked),
         cmocka_unit_test(test_stop_releases_every_note),
         cmocka_unit_test(test_knob_last_value_wins),
         cmocka_unit_test(test_harmonizes_the_held_note),

@@ -128,21 +128,35 @@ static void main_loop(pnl_app *a)
 
 /* ---- setting up and tearing down ---- */
 
-static int apply_sets(pnl_app *a)
+/* --set SYMBOL=VALUE, read before the plugin loads: the engine sets them
+ * before the plugin activates, so that --set seed=N makes its very first
+ * draw repeatable. */
+static int parse_sets(const pnl_app_options *o, pnl_control_setting *out,
+                      char (*symbols)[PNL_APP_SYMBOL_MAX])
 {
-    for (int i = 0; i < a->o->num_sets; ++i) {
-        char symbol[64];
-        const char *eq = strchr(a->o->sets[i], '=');
-        const size_t len = eq ? (size_t)(eq - a->o->sets[i]) : 0;
-        if (!eq || len == 0 || len >= sizeof symbol) {
-            fprintf(stderr, "parnassus-live: --set %s: expected SYMBOL=VALUE\n", a->o->sets[i]);
+    for (int i = 0; i < o->num_sets; ++i) {
+        const char *eq = strchr(o->sets[i], '=');
+        const size_t len = eq ? (size_t)(eq - o->sets[i]) : 0;
+        if (!eq || len == 0 || len >= PNL_APP_SYMBOL_MAX) {
+            fprintf(stderr, "parnassus-live: --set %s: expected SYMBOL=VALUE\n", o->sets[i]);
             return -1;
         }
-        memcpy(symbol, a->o->sets[i], len);
-        symbol[len] = '\0';
-        if (pnl_app_set_knob(a, symbol, eq + 1) != 0)
+        char *end;
+        const double v = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end || v != v) {
+            fprintf(stderr, "parnassus-live: --set %s: the value is not a number\n", o->sets[i]);
             return -1;
+        }
+        memcpy(symbols[i], o->sets[i], len);
+        symbols[i][len] = '\0';
+        out[i].symbol = symbols[i];
+        out[i].value = (float)v;
     }
+    return 0;
+}
+
+static int load_rules(pnl_app *a)
+{
     if (a->o->rules &&
         (access(a->o->rules, R_OK) != 0 || pnl_engine_load_rules(a->engine, a->o->rules) != 0)) {
         fprintf(stderr, "parnassus-live: --rules %s: cannot read it\n", a->o->rules);
@@ -195,7 +209,9 @@ static int setup(pnl_app *a, char *bundle_buf, size_t bundle_size)
 {
     const pnl_app_options *o = a->o;
     pn_error_info info = {PN_OK, ""};
-    if (check_files(a) != 0)
+    pnl_control_setting sets[PNL_APP_MAX_SETS];
+    char symbols[PNL_APP_MAX_SETS][PNL_APP_SYMBOL_MAX];
+    if (parse_sets(o, sets, symbols) != 0 || check_files(a) != 0)
         return -1;
     if (!o->no_synth) {
         pnl_synth_settings ss;
@@ -218,8 +234,10 @@ static int setup(pnl_app *a, char *bundle_buf, size_t bundle_size)
     es.send_clock = o->clock_out;
     es.synth = a->synth;
     es.midi_latency = o->midi_latency;
+    es.controls = sets;
+    es.num_controls = o->num_sets;
     if (pnl_engine_create(&es, &a->engine, &info) != PN_OK) {
-        fprintf(stderr, "parnassus-live: the plugin did not load: %s\n", info.message);
+        fprintf(stderr, "parnassus-live: cannot start the plugin: %s\n", info.message);
         return -1;
     }
     pnl_capture_settings cs;
@@ -234,7 +252,7 @@ static int setup(pnl_app *a, char *bundle_buf, size_t bundle_size)
         fprintf(stderr, "parnassus-live: out of memory\n");
         return -1;
     }
-    if (apply_sets(a) != 0 || pnl_app_open_midi(a) != 0)
+    if (load_rules(a) != 0 || pnl_app_open_midi(a) != 0)
         return -1;
     return 0;
 }

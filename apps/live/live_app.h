@@ -12,6 +12,7 @@ enum {
     PNL_EXIT_FAILURE = 1,
     PNL_EXIT_USAGE = 2,
     PNL_APP_MAX_SETS = 64,
+    PNL_APP_SYMBOL_MAX = 64, /* a knob's symbol, with its terminating zero */
 };
 
 typedef struct pnl_app_options {

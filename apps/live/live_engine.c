@@ -42,6 +42,9 @@ static pn_error check_settings(const pnl_engine_settings *s, pn_error_info *info
         return pn_fail(info, PN_ERR_INVALID, "beats per bar %g: expected 1..32", s->beats_per_bar);
     if (!(s->midi_latency >= 0 && s->midi_latency <= 1))
         return pn_fail(info, PN_ERR_INVALID, "MIDI latency %g s: expected 0..1", s->midi_latency);
+    if (s->num_controls < 0 || (s->num_controls > 0 && !s->controls))
+        return pn_fail(info, PN_ERR_INVALID, "%d knobs given without their values",
+                       s->num_controls);
     return PN_OK;
 }
 
@@ -51,6 +54,33 @@ static pn_error init_rings(pnl_engine *e, pn_error_info *info)
         !pnh_ring_init(&e->midi_out, RING_BYTES) || !pnh_ring_init(&e->capture, 4 * RING_BYTES) ||
         !pnh_ring_init(&e->selection, RING_BYTES))
         return pn_fail(info, PN_ERR_NOMEM, "live engine: out of memory");
+    return PN_OK;
+}
+
+static int is_output(const char *symbol)
+{
+    for (int i = 0; i < NUM_OUTPUTS; ++i)
+        if (strcmp(symbol, output_symbols[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static pn_error set_initial_controls(pnl_engine *e, pn_error_info *info)
+{
+    for (int i = 0; i < e->s.num_controls; ++i) {
+        const pnl_control_setting *c = &e->s.controls[i];
+        float lo, hi;
+        if (!c->symbol || is_output(c->symbol) ||
+            !pnh_control_range(e->host, c->symbol, NULL, &lo, &hi))
+            return pn_fail(info, PN_ERR_INVALID, "knob '%s': the plugin has no such control",
+                           c->symbol ? c->symbol : "(null)");
+        if (c->value != c->value)
+            return pn_fail(info, PN_ERR_INVALID, "knob '%s': the value is not a number", c->symbol);
+        const float v = c->value < lo ? lo : c->value > hi ? hi : c->value;
+        pn_error rc = pnh_set_control(e->host, c->symbol, v, info);
+        if (rc != PN_OK)
+            return rc;
+    }
     return PN_OK;
 }
 
@@ -83,6 +113,7 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
     /* the plugin follows the host's transport ("sync" 0), which the app
      * drives from its own clock or from MIDI clock */
     if ((rc = pnh_set_control(e->host, "sync", 0.0f, info)) != PN_OK ||
+        (rc = set_initial_controls(e, info)) != PN_OK ||
         (rc = pnh_set_transport(e->host, &e->transport, info)) != PN_OK)
         return rc;
     return pnh_activate(e->host, info);
@@ -149,6 +180,8 @@ pn_error pnl_engine_create(const pnl_engine_settings *s, pnl_engine **out, pn_er
         pnl_engine_free(e);
         return rc;
     }
+    e->s.controls = NULL; /* the caller's, read by start_host() only */
+    e->s.num_controls = 0;
     pnh_preset_list(e->host, add_preset, e);
     if (!pnh_bundle_dir(e->host, e->bundle, sizeof e->bundle))
         e->bundle[0] = '\0';

@@ -40,6 +40,12 @@ typedef enum pnl_sync {
     PNL_SYNC_MIDI_CLOCK = 1, /* follow incoming MIDI clock, Start/Stop/Continue, SPP */
 } pnl_sync;
 
+/* A knob's value set before the plugin activates. */
+typedef struct pnl_control_setting {
+    const char *symbol; /* an input control port's symbol */
+    float value;        /* held to the port's range */
+} pnl_control_setting;
+
 typedef struct pnl_engine_settings {
     const char *bundle_dir; /* parnassus.lv2; NULL: discover it on LV2_PATH */
     double sample_rate;     /* > 0 (48000) */
@@ -53,14 +59,23 @@ typedef struct pnl_engine_settings {
     int capture_input;      /* nonzero: the musician's notes go to the capture (1) */
     int send_clock;         /* internal sync: MIDI clock, Start and Stop to MIDI out (0) */
     int log_to_stderr;      /* the plugin's log messages on stderr (0) */
+    /* Knobs set before the plugin activates, in order (NULL, 0). The
+     * plugin draws its first sonorities when it activates, so a knob that
+     * shapes them (the seed: a repeatable take) must be set here; one
+     * sent with pnl_engine_set_control() later changes the music from
+     * then on. */
+    const pnl_control_setting *controls;
+    int num_controls;
 } pnl_engine_settings;
 
 void pnl_engine_settings_default(pnl_engine_settings *s);
 
 typedef struct pnl_engine pnl_engine;
 
-/* Loads and activates the plugin (its first realization is made here:
- * about a second and a half with the built-in set). */
+/* Loads the plugin, sets s->controls and activates it (its first
+ * realization is made here: about a second and a half with the built-in
+ * set). An unknown knob or a value that is not a number is an error
+ * naming it. */
 pn_error pnl_engine_create(const pnl_engine_settings *s, pnl_engine **out, pn_error_info *info);
 /* Call after the audio stream has stopped. */
 void pnl_engine_free(pnl_engine *e);
