@@ -267,6 +267,11 @@ if echo quit | live --no-synth --rules "$TMP/missing.json" >/dev/null 2>"$TMP/ru
     fail "a missing rule set was accepted"
 fi
 grep -q "missing.json" "$TMP/rules.err" || fail "missing rules not named: $(cat "$TMP/rules.err")"
+printf '{ "format": "parnassus-rules/1",\n  "rules": [ oops ] }\n' >"$TMP/broken.json"
+if echo quit | live --no-synth --rules "$TMP/broken.json" >/dev/null 2>"$TMP/broken.err"; then
+    fail "a broken rule set was accepted"
+fi
+grep -q "broken.json: line 2" "$TMP/broken.err" || fail "broken rules not named: $(cat "$TMP/broken.err")"
 if echo quit | live --no-synth --midi-in-file "$TMP/missing.mid" >/dev/null 2>"$TMP/mid.err"; then
     fail "a missing MIDI file was accepted"
 fi

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -29,8 +30,9 @@ typedef struct fixture {
     size_t num_sent;
 } fixture;
 
-static int send_clock_out;       /* the next engine made sends MIDI clock */
-static float engine_seed = 1.0f; /* the seed of the next engine made */
+static int send_clock_out;              /* the next engine made sends MIDI clock */
+static float engine_seed = 1.0f;        /* the seed of the next engine made */
+static const char *engine_rules = NULL; /* and its rule set (NULL: the built-in one) */
 
 static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_synth)
 {
@@ -56,6 +58,7 @@ static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_s
     const pnl_control_setting seed = {"seed", engine_seed};
     s.controls = &seed;
     s.num_controls = 1;
+    s.rules = engine_rules;
     pn_error_info info = {PN_OK, ""};
     pn_error rc = pnl_engine_create(&s, &f->e, &info);
     if (rc != PN_OK)
@@ -234,6 +237,65 @@ static void test_creation_knobs_are_checked(void **state)
     assert_true(pnl_engine_control_range(e, "seed", NULL, NULL, &hi));
     assert_float_equal(pnl_engine_control(e, "seed"), hi, 0.0f);
     pnl_engine_free(e);
+}
+
+/* A rule set given at creation plays from the first step: a set whose
+ * space holds only C5, G4, E4 and C3 (or rests) sounds nothing else from
+ * the first onset on, which is on the stream's first frame; a set the
+ * plugin cannot read stops the creation with the loader's message. */
+static const char tiny_rules[] =
+    "{ \"format\": \"parnassus-rules/1\", \"name\": \"tiny\",\n"
+    "  \"space\": { \"ranges\": [[72, 72], [67, 67], [64, 64], [48, 48]] },\n"
+    "  \"rules\": [ { \"name\": \"soprano\", \"feature\": \"w(1)\",\n"
+    "                \"targets\": { \"72\": 0.9, \"R\": 0.1 } } ] }\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_rules_play_from_the_first_step(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/pn-live-rules-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_file(path, tiny_rules);
+    fixture *f = calloc(1, sizeof *f);
+    engine_rules = path;
+    make_engine(f, PNL_SYNC_INTERNAL, 120.0, 0);
+    engine_rules = NULL;
+    run_synced(f, 2 * RATE / BLOCK);
+    double t[16];
+    assert_true(onsets(f, t, 16) >= 4);
+    assert_true(t[0] < 1e-9); /* the first step, on the first frame */
+    for (size_t i = 0; i < f->num_sent; ++i)
+        if (is_note_on(&f->sent[i])) {
+            const int pitch = f->sent[i].bytes[1];
+            if (pitch != 72 && pitch != 67 && pitch != 64 && pitch != 48)
+                fail_msg("note %d at %.3f s is not the set's", pitch, f->sent[i].time);
+        }
+    drop(f);
+
+    write_file(path, "{ \"format\": \"parnassus-rules/1\", \"rules\": [ oops ] }\n");
+    const char *bundle = getenv("PNP_BUNDLE_DIR");
+    pnl_engine_settings s;
+    pnl_engine_settings_default(&s);
+    s.bundle_dir = bundle;
+    s.sample_rate = RATE;
+    s.max_block = BLOCK;
+    s.rules = path;
+    pnl_engine *e = NULL;
+    pn_error_info info = {PN_OK, ""};
+    assert_int_not_equal(pnl_engine_create(&s, &e, &info), PN_OK);
+    assert_null(e);
+    if (!strstr(info.message, path) || !strstr(info.message, "line 1"))
+        fail_msg("the file and its line not named: %s", info.message);
+    unlink(path);
 }
 
 static void test_stop_releases_every_note(void **state)
@@ -631,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_steps_on_the_stream_clock),
         cmocka_unit_test(test_seed_makes_a_take_repeatable),
         cmocka_unit_test(test_creation_knobs_are_checked),
+        cmocka_unit_test(test_rules_play_from_the_first_step),
         cmocka_unit_test(test_stop_releases_every_note),
         cmocka_unit_test(test_knob_last_value_wins),
         cmocka_unit_test(test_harmonizes_the_held_note),

@@ -155,16 +155,6 @@ static int parse_sets(const pnl_app_options *o, pnl_control_setting *out,
     return 0;
 }
 
-static int load_rules(pnl_app *a)
-{
-    if (a->o->rules &&
-        (access(a->o->rules, R_OK) != 0 || pnl_engine_load_rules(a->engine, a->o->rules) != 0)) {
-        fprintf(stderr, "parnassus-live: --rules %s: cannot read it\n", a->o->rules);
-        return -1;
-    }
-    return 0;
-}
-
 static int load_bindings(pnl_app *a)
 {
     pnl_bindings_init(&a->bindings);
@@ -236,6 +226,7 @@ static int setup(pnl_app *a, char *bundle_buf, size_t bundle_size)
     es.midi_latency = o->midi_latency;
     es.controls = sets;
     es.num_controls = o->num_sets;
+    es.rules = o->rules;
     if (pnl_engine_create(&es, &a->engine, &info) != PN_OK) {
         fprintf(stderr, "parnassus-live: cannot start the plugin: %s\n", info.message);
         return -1;
@@ -252,7 +243,7 @@ static int setup(pnl_app *a, char *bundle_buf, size_t bundle_size)
         fprintf(stderr, "parnassus-live: out of memory\n");
         return -1;
     }
-    if (load_rules(a) != 0 || pnl_app_open_midi(a) != 0)
+    if (pnl_app_open_midi(a) != 0)
         return -1;
     return 0;
 }

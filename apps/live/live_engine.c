@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <lv2/atom/atom.h>
+#include <lv2/atom/util.h>
 #include <lv2/patch/patch.h>
 
 static const char *const output_symbols[NUM_OUTPUTS] = {
@@ -106,10 +107,13 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
     e->selected_rules = pnh_map(e->host, PNP__selectedRules);
     e->string = pnh_map(e->host, LV2_ATOM__String);
     e->urid = pnh_map(e->host, LV2_ATOM__URID);
+    e->rule_set = pnh_map(e->host, PNP__ruleSet);
+    e->path = pnh_map(e->host, LV2_ATOM__Path);
     pnh_transport_default(&e->transport);
     e->transport.bpm = e->s.bpm;
     e->transport.beats_per_bar = e->s.beats_per_bar;
-    e->transport.rolling = e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling;
+    /* with a rule set to load first, the transport rolls once it is in */
+    e->transport.rolling = e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling && !e->s.rules;
     /* the plugin follows the host's transport ("sync" 0), which the app
      * drives from its own clock or from MIDI clock */
     if ((rc = pnh_set_control(e->host, "sync", 0.0f, info)) != PN_OK ||
@@ -117,6 +121,73 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
         (rc = pnh_set_transport(e->host, &e->transport, info)) != PN_OK)
         return rc;
     return pnh_activate(e->host, info);
+}
+
+/* While the rule set loads: the plugin's report that s.rules is in place,
+ * and the rules it keeps. */
+static void on_loading_event(void *user, const pnh_event *ev)
+{
+    pnl_engine *e = user;
+    if (ev->type != e->object || ev->size < sizeof(LV2_Atom_Object_Body))
+        return;
+    pnl_engine_take_selection(e, ev);
+    const LV2_Atom_Object_Body *body = ev->body;
+    const LV2_Atom *property = NULL, *value = NULL;
+    if (body->otype != e->patch_set)
+        return;
+    lv2_atom_object_body_get(ev->size, body, e->patch_property, &property, e->patch_value, &value,
+                             0);
+    if (property && property->type == e->urid &&
+        ((const LV2_Atom_URID *)property)->body == e->rule_set && value && value->type == e->path &&
+        value->size > 1 && strncmp(LV2_ATOM_BODY_CONST(value), e->s.rules, value->size) == 0)
+        e->rules_in_place = 1;
+}
+
+/* Why the plugin did not load a rule set: its first logged error, without
+ * the "parnassus: " prefix and its words for a running host ("the
+ * previous one keeps playing: "): the loader's own message, which names
+ * the file and the line. */
+static const char *plugin_reason(pnl_engine *e)
+{
+    static const char *const prefixes[] = {"parnassus: ", "keeps playing: "};
+    const char *why = pnh_log_text(e->host);
+    const char *error = strstr(why, "error: ");
+    if (error)
+        why = error + strlen("error: ");
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; ++i) {
+        const char *at = strstr(why, prefixes[i]);
+        const char *eol = strchr(why, '\n');
+        if (at && (!eol || at < eol))
+            why = at + strlen(prefixes[i]);
+    }
+    snprintf(e->load_error, sizeof e->load_error, "%.*s", (int)strcspn(why, "\n"), why);
+    return e->load_error;
+}
+
+/* The plugin loads s.rules on its worker with the transport stopped: a
+ * block sends the request, the worker loads and readies the set, a later
+ * block installs it and reports it on notify. Then the transport rolls,
+ * and the first step is the set's (the seed's music from its start). */
+static pn_error load_rules_first(pnl_engine *e, pn_error_info *info)
+{
+    const char *path = e->s.rules;
+    pnh_log_clear(e->host);
+    pn_error rc = pnh_queue_patch_set_path(e->host, 0, PNP__ruleSet, path, info);
+    if (rc != PN_OK)
+        return rc;
+    for (int block = 0; block < 16 && !e->rules_in_place; ++block) {
+        if (pnh_run(e->host, e->s.max_block, on_loading_event, e, info) < 0)
+            return info ? info->code : PN_ERR_INVALID;
+        if (!pnh_wait_worker_idle(e->host, 300.0))
+            return pn_fail(info, PN_ERR_INVALID, "rule set %s: the plugin is still loading it",
+                           path);
+        if (pnh_log_errors(e->host) > 0)
+            return pn_fail(info, PN_ERR_INVALID, "rule set not loaded: %s", plugin_reason(e));
+    }
+    if (!e->rules_in_place)
+        return pn_fail(info, PN_ERR_INVALID, "rule set %s: the plugin did not take it", path);
+    e->transport.rolling = e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling;
+    return pnh_set_transport(e->host, &e->transport, info);
 }
 
 static pn_error init_published(pnl_engine *e, pn_error_info *info)
@@ -176,12 +247,14 @@ pn_error pnl_engine_create(const pnl_engine_settings *s, pnl_engine **out, pn_er
     e->s = *s;
     pnl_clock_init(&e->clock, s->bpm);
     if ((rc = init_rings(e, info)) != PN_OK || (rc = start_host(e, info)) != PN_OK ||
+        (e->s.rules && (rc = load_rules_first(e, info)) != PN_OK) ||
         (rc = init_published(e, info)) != PN_OK) {
         pnl_engine_free(e);
         return rc;
     }
-    e->s.controls = NULL; /* the caller's, read by start_host() only */
+    e->s.controls = NULL; /* the caller's, read while creating only */
     e->s.num_controls = 0;
+    e->s.rules = NULL;
     pnh_preset_list(e->host, add_preset, e);
     if (!pnh_bundle_dir(e->host, e->bundle, sizeof e->bundle))
         e->bundle[0] = '\0';

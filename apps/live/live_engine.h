@@ -66,16 +66,20 @@ typedef struct pnl_engine_settings {
      * then on. */
     const pnl_control_setting *controls;
     int num_controls;
+    /* The rule set to play from the first step (NULL: the built-in one).
+     * The plugin loads it before the transport rolls; one loaded with
+     * pnl_engine_load_rules() later comes in while the old one plays. */
+    const char *rules;
 } pnl_engine_settings;
 
 void pnl_engine_settings_default(pnl_engine_settings *s);
 
 typedef struct pnl_engine pnl_engine;
 
-/* Loads the plugin, sets s->controls and activates it (its first
- * realization is made here: about a second and a half with the built-in
- * set). An unknown knob or a value that is not a number is an error
- * naming it. */
+/* Loads the plugin, sets s->controls, activates it and has it load
+ * s->rules (its first realization is made here: about a second and a half
+ * with the built-in set). An unknown knob, a value that is not a number
+ * or a rule set the plugin does not take is an error naming it. */
 pn_error pnl_engine_create(const pnl_engine_settings *s, pnl_engine **out, pn_error_info *info);
 /* Call after the audio stream has stopped. */
 void pnl_engine_free(pnl_engine *e);

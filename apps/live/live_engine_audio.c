@@ -83,7 +83,7 @@ static void play_generated(pnl_engine *e, uint32_t frame, const uint8_t *m, uint
 
 /* The plugin's patch:Set of selectedRules: the names of the rules kept,
  * handed to the control thread. */
-static void on_selection(pnl_engine *e, const pnh_event *ev)
+void pnl_engine_take_selection(pnl_engine *e, const pnh_event *ev)
 {
     if (ev->size < sizeof(LV2_Atom_Object_Body))
         return;
@@ -107,7 +107,7 @@ static void on_plugin_event(void *user, const pnh_event *ev)
 {
     pnl_engine *e = user;
     if (ev->type == e->object) {
-        on_selection(e, ev);
+        pnl_engine_take_selection(e, ev);
         return;
     }
     if (ev->type != e->midi_event || ev->size < 1 || ev->size > 3)

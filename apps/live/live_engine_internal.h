@@ -44,7 +44,9 @@ struct pnl_engine {
     pnh_host *host;
     pnh_ring control, midi_in, midi_out, capture, selection;
     LV2_URID midi_event, object, patch_set, patch_property, patch_value, selected_rules, string,
-        urid;
+        urid, rule_set, path;
+    int rules_in_place;                  /* creation: the plugin reported s.rules installed */
+    char load_error[512];                /* creation: why the plugin did not take s.rules */
     char rules_kept[PNL_RULES_KEPT_MAX]; /* control thread: the latest selection */
     char preset_uri[MAX_PRESETS][PRESET_NAME_MAX], preset_label[MAX_PRESETS][PRESET_NAME_MAX];
     int num_presets;
@@ -74,6 +76,10 @@ struct pnl_engine {
     _Atomic float *control_value; /* per port: the last value applied */
     atomic_uint_fast64_t buffers, notes_out, midi_dropped;
 };
+
+/* The rules kept, from a patch:Set of selectedRules the plugin sent on
+ * notify, to the selection ring (the audio thread, and creation). */
+void pnl_engine_take_selection(pnl_engine *e, const pnh_event *ev);
 
 /* Seconds on the monotonic clock. */
 static inline double pnl_engine_now(void)
