@@ -5,6 +5,7 @@
 #include "live_app_internal.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,7 @@ static int parse_sets(const pnl_app_options *o, pnl_control_setting *out,
         memcpy(symbols[i], o->sets[i], len);
         symbols[i][len] = '\0';
         out[i].symbol = symbols[i];
-        out[i].value = (float)v;
+        out[i].value = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : (float)v;
     }
     return 0;
 }

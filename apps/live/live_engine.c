@@ -58,21 +58,12 @@ static pn_error init_rings(pnl_engine *e, pn_error_info *info)
     return PN_OK;
 }
 
-static int is_output(const char *symbol)
-{
-    for (int i = 0; i < NUM_OUTPUTS; ++i)
-        if (strcmp(symbol, output_symbols[i]) == 0)
-            return 1;
-    return 0;
-}
-
 static pn_error set_initial_controls(pnl_engine *e, pn_error_info *info)
 {
     for (int i = 0; i < e->s.num_controls; ++i) {
         const pnl_control_setting *c = &e->s.controls[i];
         float lo, hi;
-        if (!c->symbol || is_output(c->symbol) ||
-            !pnh_control_range(e->host, c->symbol, NULL, &lo, &hi))
+        if (!c->symbol || !pnl_engine_control_range(e, c->symbol, NULL, &lo, &hi))
             return pn_fail(info, PN_ERR_INVALID, "knob '%s': the plugin has no such control",
                            c->symbol ? c->symbol : "(null)");
         if (c->value != c->value)
@@ -114,6 +105,8 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
     e->transport.beats_per_bar = e->s.beats_per_bar;
     /* with a rule set to load first, the transport rolls once it is in */
     e->transport.rolling = e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling && !e->s.rules;
+    for (int i = 0; i < NUM_OUTPUTS; ++i) /* no knobs: pnl_engine_control_range() */
+        e->output_port[i] = pnh_port_index(e->host, output_symbols[i]);
     /* the plugin follows the host's transport ("sync" 0), which the app
      * drives from its own clock or from MIDI clock */
     if ((rc = pnh_set_control(e->host, "sync", 0.0f, info)) != PN_OK ||
@@ -143,31 +136,43 @@ static void on_loading_event(void *user, const pnh_event *ev)
         e->rules_in_place = 1;
 }
 
-/* Why the plugin did not load a rule set: its first logged error, without
- * the "parnassus: " prefix and its words for a running host ("the
- * previous one keeps playing: "): the loader's own message, which names
- * the file and the line. */
-static const char *plugin_reason(pnl_engine *e)
+/* The plugin's log line that says it did not load a rule set, or NULL. */
+static const char *not_loaded_line(pnl_engine *e)
 {
-    static const char *const prefixes[] = {"parnassus: ", "keeps playing: "};
-    const char *why = pnh_log_text(e->host);
-    const char *error = strstr(why, "error: ");
-    if (error)
-        why = error + strlen("error: ");
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; ++i) {
-        const char *at = strstr(why, prefixes[i]);
-        const char *eol = strchr(why, '\n');
-        if (at && (!eol || at < eol))
-            why = at + strlen(prefixes[i]);
-    }
-    snprintf(e->load_error, sizeof e->load_error, "%.*s", (int)strcspn(why, "\n"), why);
+    return strstr(pnh_log_text(e->host), "rule set not loaded");
+}
+
+/* Why: the loader's own message from that line, after the plugin's words
+ * for a running host ("... the previous one keeps playing: "). It names
+ * the file (and the line, for a syntax error); the path is added when it
+ * does not. */
+static const char *load_failure(pnl_engine *e)
+{
+    const char *line = not_loaded_line(e);
+    const size_t len = strcspn(line, "\n");
+    const char *sep = strstr(line, "playing: ");
+    const char *why = sep && (size_t)(sep - line) < len ? sep + strlen("playing: ") : line;
+    const int why_len = (int)(len - (size_t)(why - line));
+    const size_t path_len = strlen(e->s.rules);
+    if ((size_t)why_len >= path_len && strncmp(why, e->s.rules, path_len) == 0)
+        snprintf(e->load_error, sizeof e->load_error, "rule set not loaded: %.*s", why_len, why);
+    else
+        snprintf(e->load_error, sizeof e->load_error, "rule set %s not loaded: %.*s", e->s.rules,
+                 why_len, why);
     return e->load_error;
 }
 
-/* The plugin loads s.rules on its worker with the transport stopped: a
- * block sends the request, the worker loads and readies the set, a later
- * block installs it and reports it on notify. Then the transport rolls,
- * and the first step is the set's (the seed's music from its start). */
+/* The plugin loads s.rules on its worker with the transport stopped: the
+ * first block sends the request; once the worker has loaded and readied
+ * the set, the next block hands it to the plugin, which installs it, and
+ * the one after reports it on notify (a block or two more when a
+ * realization was still under way). Each round waits for the worker, so
+ * the rounds do not depend on the machine's speed. Then the transport
+ * rolls and the first step is the set's (the seed's music from its
+ * start). activate() has already readied the built-in set, so starting
+ * this way takes about twice as long. */
+enum { LOADING_BLOCKS = 16 };
+
 static pn_error load_rules_first(pnl_engine *e, pn_error_info *info)
 {
     const char *path = e->s.rules;
@@ -175,14 +180,16 @@ static pn_error load_rules_first(pnl_engine *e, pn_error_info *info)
     pn_error rc = pnh_queue_patch_set_path(e->host, 0, PNP__ruleSet, path, info);
     if (rc != PN_OK)
         return rc;
-    for (int block = 0; block < 16 && !e->rules_in_place; ++block) {
+    for (int block = 0; block < LOADING_BLOCKS && !e->rules_in_place; ++block) {
         if (pnh_run(e->host, e->s.max_block, on_loading_event, e, info) < 0)
             return info ? info->code : PN_ERR_INVALID;
+        /* a load cannot be cut short (freeing the host joins the worker),
+         * so this only bounds a worker that hangs */
         if (!pnh_wait_worker_idle(e->host, 300.0))
             return pn_fail(info, PN_ERR_INVALID, "rule set %s: the plugin is still loading it",
                            path);
-        if (pnh_log_errors(e->host) > 0)
-            return pn_fail(info, PN_ERR_INVALID, "rule set not loaded: %s", plugin_reason(e));
+        if (not_loaded_line(e))
+            return pn_fail(info, PN_ERR_INVALID, "%s", load_failure(e));
     }
     if (!e->rules_in_place)
         return pn_fail(info, PN_ERR_INVALID, "rule set %s: the plugin did not take it", path);
@@ -198,10 +205,8 @@ static pn_error init_published(pnl_engine *e, pn_error_info *info)
         return pn_fail(info, PN_ERR_NOMEM, "live engine: out of memory");
     for (uint32_t i = 0; i < n; ++i)
         atomic_init(&e->control_value[i], pnh_get_control(e->host, pnh_port_symbol(e->host, i)));
-    for (int i = 0; i < NUM_OUTPUTS; ++i) {
-        e->output_port[i] = pnh_port_index(e->host, output_symbols[i]);
+    for (int i = 0; i < NUM_OUTPUTS; ++i)
         atomic_init(&e->output[i], 0.0f);
-    }
     for (int v = 0; v < PNL_VOICES; ++v)
         atomic_init(&e->sonority[v], -1);
     atomic_init(&e->stream_time, 0.0);

@@ -67,8 +67,9 @@ typedef struct pnl_engine_settings {
     const pnl_control_setting *controls;
     int num_controls;
     /* The rule set to play from the first step (NULL: the built-in one).
-     * The plugin loads it before the transport rolls; one loaded with
-     * pnl_engine_load_rules() later comes in while the old one plays. */
+     * The plugin loads it before the transport rolls, which about doubles
+     * the time creation takes; one loaded with pnl_engine_load_rules()
+     * later comes in while the old one plays. */
     const char *rules;
 } pnl_engine_settings;
 
