@@ -34,10 +34,20 @@ static int send_clock_out;              /* the next engine made sends MIDI clock
 static float engine_seed = 1.0f;        /* the seed of the next engine made */
 static const char *engine_rules = NULL; /* and its rule set (NULL: the built-in one) */
 
-static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_synth)
+/* The settings every engine of these tests starts from: the bundle under
+ * test, 48 kHz, 256-frame buffers. */
+static void test_settings(pnl_engine_settings *s)
 {
     const char *bundle = getenv("PNP_BUNDLE_DIR");
     assert_non_null(bundle);
+    pnl_engine_settings_default(s);
+    s->bundle_dir = bundle;
+    s->sample_rate = RATE;
+    s->max_block = BLOCK;
+}
+
+static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_synth)
+{
     if (with_synth && pnl_synth_find_soundfont()) {
         pnl_synth_settings ss;
         pnl_synth_settings_default(&ss);
@@ -45,10 +55,7 @@ static pnl_engine *make_engine(fixture *f, pnl_sync sync, double bpm, int with_s
         assert_int_equal(pnl_synth_create(&ss, &f->synth, &info), PN_OK);
     }
     pnl_engine_settings s;
-    pnl_engine_settings_default(&s);
-    s.bundle_dir = bundle;
-    s.sample_rate = RATE;
-    s.max_block = BLOCK;
+    test_settings(&s);
     s.bpm = bpm;
     s.sync = sync;
     s.synth = f->synth;
@@ -202,13 +209,8 @@ static void test_seed_makes_a_take_repeatable(void **state)
  * of the port's range is held to it. */
 static pn_error create_with(const pnl_control_setting *c, pnl_engine **e, pn_error_info *info)
 {
-    const char *bundle = getenv("PNP_BUNDLE_DIR");
-    assert_non_null(bundle);
     pnl_engine_settings s;
-    pnl_engine_settings_default(&s);
-    s.bundle_dir = bundle;
-    s.sample_rate = RATE;
-    s.max_block = BLOCK;
+    test_settings(&s);
     s.controls = c;
     s.num_controls = 1;
     return pnl_engine_create(&s, e, info);
@@ -282,12 +284,8 @@ static void test_rules_play_from_the_first_step(void **state)
     drop(f);
 
     write_file(path, "{ \"format\": \"parnassus-rules/1\", \"rules\": [ oops ] }\n");
-    const char *bundle = getenv("PNP_BUNDLE_DIR");
     pnl_engine_settings s;
-    pnl_engine_settings_default(&s);
-    s.bundle_dir = bundle;
-    s.sample_rate = RATE;
-    s.max_block = BLOCK;
+    test_settings(&s);
     s.rules = path;
     pnl_engine *e = NULL;
     pn_error_info info = {PN_OK, ""};

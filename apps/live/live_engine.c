@@ -76,6 +76,12 @@ static pn_error set_initial_controls(pnl_engine *e, pn_error_info *info)
     return PN_OK;
 }
 
+/* The transport rolls from the start in the app's own sync, if asked. */
+static int rolls_from_start(const pnl_engine *e)
+{
+    return e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling;
+}
+
 static pn_error start_host(pnl_engine *e, pn_error_info *info)
 {
     pnh_settings hs;
@@ -104,7 +110,7 @@ static pn_error start_host(pnl_engine *e, pn_error_info *info)
     e->transport.bpm = e->s.bpm;
     e->transport.beats_per_bar = e->s.beats_per_bar;
     /* with a rule set to load first, the transport rolls once it is in */
-    e->transport.rolling = e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling && !e->s.rules;
+    e->transport.rolling = rolls_from_start(e) && !e->s.rules;
     for (int i = 0; i < NUM_OUTPUTS; ++i) /* no knobs: pnl_engine_control_range() */
         e->output_port[i] = pnh_port_index(e->host, output_symbols[i]);
     /* the plugin follows the host's transport ("sync" 0), which the app
@@ -193,7 +199,7 @@ static pn_error load_rules_first(pnl_engine *e, pn_error_info *info)
     }
     if (!e->rules_in_place)
         return pn_fail(info, PN_ERR_INVALID, "rule set %s: the plugin did not take it", path);
-    e->transport.rolling = e->s.sync == PNL_SYNC_INTERNAL && e->s.rolling;
+    e->transport.rolling = rolls_from_start(e);
     return pnh_set_transport(e->host, &e->transport, info);
 }
 
