@@ -142,6 +142,7 @@ int main(int argc, char **argv)
     printf("%ld CPUs online; load average (1, 5, 15 min) %s at the start, %s at the end; "
            "%.0f s wall, %.0f s CPU (ratio %.2f) in all.\n",
            cpus, load_start, load_end, total, cpu, total > 0.0 ? cpu / total : 0.0);
+    print_blas();
     int missed = rows_missed(&t);
     if (missed)
         printf("%d target%s not met.\n", missed, missed == 1 ? "" : "s");

@@ -675,5 +675,6 @@ int main(int argc, char **argv)
         print_markdown(&t);
     else
         print_text(&t);
+    print_blas();
     return 0;
 }

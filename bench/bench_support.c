@@ -424,3 +424,15 @@ double largest_gap(double window)
     }
     return gap;
 }
+
+void print_blas(void)
+{
+    pn_blas_info blas;
+    pn_blas_describe(&blas);
+    printf("BLAS: OpenBLAS kernels %s", blas.core);
+    if (blas.underused)
+        printf(" on a CPU with AVX2 and FMA, which they leave unused (this OpenBLAS does not "
+               "know the CPU): OPENBLAS_CORETYPE=Haswell in the environment selects kernels "
+               "that use them");
+    printf(".\n");
+}

@@ -126,6 +126,10 @@ void print_markdown(const table *t);
 
 /* ---- system figures ---- */
 
+/* One line on the BLAS kernels the solver runs (pn_blas_describe), and
+ * what to set when they leave the CPU's AVX2 and FMA unused. */
+void print_blas(void);
+
 /* The resident set (/proc/self/statm), MiB; < 0 when unknown. */
 double resident_mib(void);
 /* getrusage(RUSAGE_SELF).ru_maxrss, MiB; < 0 when unknown. */

@@ -13,6 +13,7 @@
 #include <lv2/time/time.h>
 
 #include "default_rules.h"
+#include "parnassus/solver.h"
 #include "plugin.h"
 #include "uris.h"
 
@@ -76,6 +77,16 @@ static LV2_Handle instantiate(const LV2_Descriptor *descriptor, double rate,
         free(self);
         return NULL;
     }
+    /* every re-realization's speed depends on it, so the host's log says it */
+    pn_blas_info blas;
+    pn_blas_describe(&blas);
+    if (blas.underused)
+        lv2_log_warning(&self->logger,
+                        "parnassus: OpenBLAS runs its %s kernels, which leave this CPU's AVX2 "
+                        "and FMA unused, so each re-realization takes longer; "
+                        "OPENBLAS_CORETYPE=Haswell in the host's environment selects faster "
+                        "ones\n",
+                        blas.core);
     map_urids(self->map, &self->uris);
     lv2_atom_forge_init(&self->forge, self->map);
     lv2_atom_forge_init(&self->notify, self->map);

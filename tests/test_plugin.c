@@ -26,6 +26,7 @@
 
 #include "lv2host.h"
 #include "parnassus/rng.h"
+#include "parnassus/solver.h"
 #include "rt_guard.h"
 #include "uris.h"
 
@@ -209,6 +210,26 @@ static void test_default_knobs_need_no_second_solve(void **state)
     run_frames(h, 256, 256);
     pnh_worker_stats_get(h, &ws);
     assert_int_equal(ws.scheduled, 1);
+    pnh_free(h);
+}
+
+/* The host's log says when the BLAS leaves the CPU's AVX2 and FMA unused,
+ * and says nothing of it otherwise. The plugin's OpenBLAS and this test's
+ * see the same CPU and the same environment, so they choose alike. */
+static void test_unused_cpu_features_are_logged(void **state)
+{
+    (void)state;
+    pnh_host *h = new_host(PNH_WORKER_IMMEDIATE, 256, NULL);
+    pn_blas_info blas;
+    pn_blas_describe(&blas);
+    const char *said = strstr(pnh_log_text(h), "OpenBLAS runs its");
+    if (blas.underused) {
+        assert_non_null(said);
+        assert_non_null(strstr(said, blas.core));
+        assert_non_null(strstr(said, "OPENBLAS_CORETYPE"));
+    } else {
+        assert_null(said);
+    }
     pnh_free(h);
 }
 
@@ -1209,6 +1230,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_knobs_need_no_second_solve),
+        cmocka_unit_test(test_unused_cpu_features_are_logged),
         cmocka_unit_test(test_exact_frames_every_block_size),
         cmocka_unit_test(test_tempo_change_and_seek_inside_a_block),
         cmocka_unit_test(test_transport_stop_ends_every_note),

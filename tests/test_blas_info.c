@@ -1,0 +1,58 @@
+/* Tests of pn_blas_describe: the kernel set OpenBLAS chose is named, and
+ * whether it leaves the CPU's AVX2 and FMA unused follows from the name and
+ * the CPU. CTest runs it three times: as the machine is, and with
+ * OPENBLAS_CORETYPE forcing the generic SSE3 kernels (Prescott) and the
+ * AVX2 ones (Haswell). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include "parnassus/solver.h"
+
+static void test_the_core_is_named_and_consistent(void **state)
+{
+    (void)state;
+    pn_blas_info blas;
+    pn_blas_describe(&blas);
+    assert_non_null(blas.core);
+    assert_true(strlen(blas.core) > 0);
+    assert_int_equal(blas.underused, blas.cpu_has_avx2 && !blas.core_uses_avx2);
+}
+
+static void test_a_forced_core_is_reported(void **state)
+{
+    (void)state;
+    const char *forced = getenv("OPENBLAS_CORETYPE");
+    if (!forced || !*forced)
+        skip();
+    pn_blas_info blas;
+    pn_blas_describe(&blas);
+    if (!strcasecmp(forced, "Prescott")) {
+        assert_string_equal(blas.core, "Prescott");
+        assert_int_equal(blas.core_uses_avx2, 0);
+        assert_int_equal(blas.underused, blas.cpu_has_avx2);
+    } else if (!strcasecmp(forced, "Haswell")) {
+        if (!blas.cpu_has_avx2)
+            skip(); /* an OpenBLAS may refuse kernels the CPU cannot run */
+        assert_string_equal(blas.core, "Haswell");
+        assert_int_equal(blas.core_uses_avx2, 1);
+        assert_int_equal(blas.underused, 0);
+    } else {
+        fail_msg("OPENBLAS_CORETYPE=%s: this test knows Prescott and Haswell", forced);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_core_is_named_and_consistent),
+        cmocka_unit_test(test_a_forced_core_is_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
