@@ -80,8 +80,11 @@ jack_lsp -s "$JACK_DEFAULT_SERVER" 2>/dev/null | grep -q "system:playback" ||
     fail "jackd did not start: $(cat "$TMP/jackd.log")"
 
 # --- four seconds of the built-in set: on time, balanced, captured ---
+# The onsets below are the steps: at gate 90 % every step strikes, also a
+# late one (it sounds the last sonority again), which the default gate of
+# 100 % ties over; a sanitizer's slow worker makes many steps late.
 live --seconds 4 --capture "$TMP/take.mid" --midi-out-file "$TMP/out.txt" \
-    --set log2_lambda_w=-1 </dev/null >"$TMP/play.out" 2>"$TMP/play.err" ||
+    --set log2_lambda_w=-1 --set gate=90 </dev/null >"$TMP/play.out" 2>"$TMP/play.err" ||
     fail "play: $(cat "$TMP/play.err")"
 "$PY" - "$TMP/out.txt" "$TMP/take.mid" <<'PYEOF'
 import sys
@@ -116,8 +119,8 @@ mid = mido.MidiFile(take)
 names = [t.name for t in mid.tracks[1:]]
 assert names == ['soprano', 'alto', 'tenor', 'bass', 'input'], names
 notes = sum(1 for t in mid.tracks[1:5] for m in t if m.type == 'note_on' and m.velocity > 0)
-# every step strikes one note or more (a voice that keeps its pitch is
-# tied over), four at most
+# every step strikes one note or more, four at most (at 90 % all four; at
+# the default gate a voice that keeps its pitch is tied over)
 assert len(onsets) <= notes <= 4 * len(onsets), (notes, len(onsets))
 for t in mid.tracks[1:]:
     on = {}
