@@ -2,8 +2,9 @@
  *
  * Debian's OpenBLAS picks its kernels at start-up from the CPU's model
  * number. A CPU newer than the library gets its oldest x86-64 kernels
- * (Prescott: SSE3, no AVX) even when it has AVX2 and FMA, and the p-step's
- * Newton systems then take about a third longer (docs/benchmarks.md). This
+ * (Prescott: SSE3, no AVX) even when it has AVX2 and FMA: dgemm and dtrsm
+ * then took 28 % of a run's time instead of 10 %, the run about 15 % longer
+ * (docs/benchmarks.md). This
  * file only reports it; OPENBLAS_CORETYPE in the environment of the process
  * chooses the kernels. */
 #include "parnassus/solver.h"
