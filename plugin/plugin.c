@@ -84,9 +84,9 @@ static LV2_Handle instantiate(const LV2_Descriptor *descriptor, double rate,
         lv2_log_warning(&self->logger,
                         "parnassus: OpenBLAS runs its %s kernels, which leave this CPU's AVX2 "
                         "and FMA unused, so each re-realization takes longer; "
-                        "OPENBLAS_CORETYPE=Haswell in the host's environment selects faster "
+                        "OPENBLAS_CORETYPE=%s in the host's environment selects faster "
                         "ones\n",
-                        blas.core);
+                        blas.core, blas.suggested_core);
     map_urids(self->map, &self->uris);
     lv2_atom_forge_init(&self->forge, self->map);
     lv2_atom_forge_init(&self->notify, self->map);

@@ -44,6 +44,8 @@ run_pn() {
 
 # has FILE TEXT: FILE contains TEXT (fixed string).
 has() { grep -qF -- "$2" "$1"; }
+# lacks FILE TEXT: FILE does not contain TEXT.
+lacks() { ! grep -qF -- "$2" "$1"; }
 
 # check_image FILE: a plot of the CLI: a 900 x 600 PNG or an SVG, not
 # trivially small.

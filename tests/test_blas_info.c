@@ -23,6 +23,11 @@ static void test_the_core_is_named_and_consistent(void **state)
     assert_non_null(blas.core);
     assert_true(strlen(blas.core) > 0);
     assert_int_equal(blas.underused, blas.cpu_has_avx2 && !blas.core_uses_avx2);
+    /* kernels to name exactly when the CPU's AVX2 goes unused */
+    if (blas.underused)
+        assert_string_equal(blas.suggested_core, "Haswell");
+    else
+        assert_null(blas.suggested_core);
 }
 
 static void test_a_forced_core_is_reported(void **state)
@@ -37,12 +42,15 @@ static void test_a_forced_core_is_reported(void **state)
         assert_string_equal(blas.core, "Prescott");
         assert_int_equal(blas.core_uses_avx2, 0);
         assert_int_equal(blas.underused, blas.cpu_has_avx2);
+        if (blas.cpu_has_avx2)
+            assert_string_equal(blas.suggested_core, "Haswell");
     } else if (!strcasecmp(forced, "Haswell")) {
         if (!blas.cpu_has_avx2)
             skip(); /* an OpenBLAS may refuse kernels the CPU cannot run */
         assert_string_equal(blas.core, "Haswell");
         assert_int_equal(blas.core_uses_avx2, 1);
         assert_int_equal(blas.underused, 0);
+        assert_null(blas.suggested_core);
     } else {
         fail_msg("OPENBLAS_CORETYPE=%s: this test knows Prescott and Haswell", forced);
     }

@@ -126,6 +126,20 @@ EOF
 
 run_pn 0 "--version" --version
 check "--version prints the version" grep -qE '^parnassus [0-9]+\.[0-9]+\.[0-9]+$' "$OUT"
+check "--version names the BLAS kernels" grep -qE '^BLAS: OpenBLAS, [A-Za-z0-9]+ kernels' "$OUT"
+# Kernels the user names are kept; otherwise a CPU with AVX2 and FMA runs
+# kernels that use them, also where OpenBLAS is older than the CPU (the
+# program then starts again with OPENBLAS_CORETYPE set).
+OPENBLAS_CORETYPE=Prescott run_pn 0 "--version, Prescott named" --version
+check "--version: the named kernels run" has "$OUT" "BLAS: OpenBLAS, Prescott kernels"
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    check "--version: the Prescott kernels are said to leave AVX2 unused" \
+        has "$OUT" "AVX2 and FMA unused"
+    env -u OPENBLAS_CORETYPE "$PN" --version >"$TMP/version-own.out"
+    check "--version: a CPU with AVX2 and FMA runs kernels that use them" \
+        lacks "$TMP/version-own.out" "unused"
+    check "--version: printed once" test "$(grep -c '^parnassus ' "$TMP/version-own.out")" -eq 1
+fi
 for args in "--help" "help" "-h"; do
     run_pn 0 "$args" $args
     check "$args prints usage" has "$OUT" "usage: parnassus COMMAND"

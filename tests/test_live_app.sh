@@ -69,6 +69,17 @@ set +e
 set -e
 [[ $rc -eq 2 ]] && grep -q -- "--bpm" "$TMP/usage.err" || fail "--bpm 1000: rc $rc"
 
+# --- --version names the BLAS kernels; a CPU with AVX2 and FMA runs
+# kernels that use them unless the user names others ---
+OPENBLAS_CORETYPE=Prescott "$LIVE" --version >"$TMP/version.out"
+grep -qE '^parnassus-live [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/version.out" || fail "--version: $(cat "$TMP/version.out")"
+grep -q '^BLAS: OpenBLAS, Prescott kernels' "$TMP/version.out" || fail "named kernels: $(cat "$TMP/version.out")"
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    env -u OPENBLAS_CORETYPE "$LIVE" --version >"$TMP/version.out"
+    grep -q "unused" "$TMP/version.out" && fail "kernels left AVX2 unused: $(cat "$TMP/version.out")"
+    [[ $(grep -c '^parnassus-live ' "$TMP/version.out") -eq 1 ]] || fail "--version printed twice"
+fi
+
 jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p 256 >"$TMP/jackd.log" 2>&1 &
 JACKD_PID=$!
 # ready when its playback ports are there

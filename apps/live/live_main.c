@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_kernels.h"
 #include "live_app.h"
 
 static const char usage[] =
@@ -51,6 +52,7 @@ static const char usage[] =
     "  --soundfont FILE      the synth's soundfont (default: Debian's General MIDI one)\n"
     "  --program N           the synth's General MIDI program, 1..128 (53, choir aahs)\n"
     "  -h, --help            this help\n"
+    "  --version             the version and the BLAS kernels that run\n"
     "\n"
     "Exit status: 0 success, 1 failure (no audio device, the plugin did not load),\n"
     "2 bad usage.\n";
@@ -79,6 +81,7 @@ enum {
     OPT_CLOCK_OUT,
     OPT_SOUNDFONT,
     OPT_PROGRAM,
+    OPT_VERSION,
 };
 
 static const struct option long_options[] = {
@@ -106,6 +109,7 @@ static const struct option long_options[] = {
     {"soundfont", required_argument, NULL, OPT_SOUNDFONT},
     {"program", required_argument, NULL, OPT_PROGRAM},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
@@ -146,6 +150,10 @@ static int parse_args(int argc, char **argv, pnl_app_options *o)
         switch (c) {
         case 'h':
             fputs(usage, stdout);
+            return -1;
+        case OPT_VERSION:
+            printf("parnassus-live %s\n", PN_VERSION);
+            pn_app_print_blas(stdout);
             return -1;
         case OPT_HEADLESS:
             o->headless = 1;
@@ -251,6 +259,7 @@ static int parse_args(int argc, char **argv, pnl_app_options *o)
 
 int main(int argc, char **argv)
 {
+    pn_app_use_full_blas_kernels(argv);
     pnl_app_options o;
     pnl_app_options_default(&o);
     const int rc = parse_args(argc, argv, &o);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blas_kernels.h"
 #include "cmd_render.h"
 #include "cmd_style.h"
 #include "options.h"
@@ -95,6 +96,7 @@ static int dispatch(int argc, char **argv)
         if (argc > 2)
             return usage_error("unexpected argument", argv[2]);
         printf("parnassus %s\n", PN_VERSION);
+        pn_app_print_blas(stdout);
         return PN_EXIT_OK;
     }
     if (strcmp(word, "help") == 0)
@@ -107,6 +109,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    pn_app_use_full_blas_kernels(argv);
     int rc = dispatch(argc, argv);
     pn_plot_shutdown();
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -118,13 +118,14 @@ typedef struct pn_info {
 /* The BLAS under the p-step's Newton systems (OpenBLAS) and the kernel set
  * it chose for this CPU. An OpenBLAS older than the CPU falls back to its
  * generic SSE3 kernels ("Prescott") even on a CPU with AVX2 and FMA:
- * `underused` then, and OPENBLAS_CORETYPE=Haswell in the process's
+ * `underused` then, and OPENBLAS_CORETYPE=<suggested_core> in the process's
  * environment (set before it starts) selects the faster kernels. */
 typedef struct pn_blas_info {
-    const char *core;   /* OpenBLAS's name of its kernel set, e.g. "Haswell" */
-    int core_uses_avx2; /* that kernel set uses AVX2 and FMA */
-    int cpu_has_avx2;   /* this CPU has AVX2 and FMA */
-    int underused;      /* the CPU has them and the kernels do not use them */
+    const char *core;           /* OpenBLAS's name of its kernel set, e.g. "Haswell" */
+    int core_uses_avx2;         /* that kernel set uses AVX2 and FMA */
+    int cpu_has_avx2;           /* this CPU has AVX2 and FMA */
+    int underused;              /* the CPU has them and the kernels do not use them */
+    const char *suggested_core; /* when underused, kernels it can run ("Haswell"); else NULL */
 } pn_blas_info;
 
 void pn_blas_describe(pn_blas_info *out);

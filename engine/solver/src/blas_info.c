@@ -6,7 +6,8 @@
  * then took 28 % of a run's time instead of 10 %, the run about 15 % longer
  * (docs/benchmarks.md). This
  * file only reports it; OPENBLAS_CORETYPE in the environment of the process
- * chooses the kernels. */
+ * chooses the kernels (the programs' blas_kernels.c sets it for their own
+ * process). */
 #include "parnassus/solver.h"
 
 #include <strings.h>
@@ -31,4 +32,7 @@ void pn_blas_describe(pn_blas_info *out)
     out->cpu_has_avx2 = 0;
 #endif
     out->underused = out->cpu_has_avx2 && !out->core_uses_avx2;
+    /* Haswell's kernels need only AVX2 and FMA, and every OpenBLAS of the
+     * 0.3 series has them. */
+    out->suggested_core = out->underused ? "Haswell" : NULL;
 }
