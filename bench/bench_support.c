@@ -432,7 +432,8 @@ void print_blas(void)
     printf("BLAS: OpenBLAS kernels %s", blas.core);
     if (blas.underused)
         printf(" on a CPU with AVX2 and FMA, which they leave unused (this OpenBLAS does not "
-               "know the CPU): OPENBLAS_CORETYPE=Haswell in the environment selects kernels "
-               "that use them");
+               "know the CPU): OPENBLAS_CORETYPE=%s in the environment selects kernels "
+               "that use them",
+               blas.suggested_core);
     printf(".\n");
 }

@@ -2,7 +2,9 @@
  * whether it leaves the CPU's AVX2 and FMA unused follows from the name and
  * the CPU. CTest runs it three times: as the machine is, and with
  * OPENBLAS_CORETYPE forcing the generic SSE3 kernels (Prescott) and the
- * AVX2 ones (Haswell). */
+ * AVX2 ones (Haswell). Also the programs' decision to start again with
+ * OPENBLAS_CORETYPE set (apps/common/blas_kernels.h), on made-up BLAS
+ * descriptions, so that it is tested on every CPU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "blas_kernels.h"
 #include "parnassus/solver.h"
 
 static void test_the_core_is_named_and_consistent(void **state)
@@ -56,9 +59,27 @@ static void test_a_forced_core_is_reported(void **state)
     }
 }
 
+static void test_programs_restart_only_for_unused_avx2(void **state)
+{
+    (void)state;
+    const pn_blas_info generic = {
+        .core = "Prescott", .cpu_has_avx2 = 1, .underused = 1, .suggested_core = "Haswell"};
+    const pn_blas_info fitting = {.core = "SkylakeX", .core_uses_avx2 = 1, .cpu_has_avx2 = 1};
+    const pn_blas_info old_cpu = {.core = "Prescott"};
+    assert_string_equal(pn_app_blas_core_to_set(NULL, &generic), "Haswell");
+    /* an empty value names no kernels: as if unset */
+    assert_string_equal(pn_app_blas_core_to_set("", &generic), "Haswell");
+    /* the user's choice is kept, and the second start does not start again */
+    assert_null(pn_app_blas_core_to_set("Prescott", &generic));
+    assert_null(pn_app_blas_core_to_set("Haswell", &generic));
+    assert_null(pn_app_blas_core_to_set(NULL, &fitting));
+    assert_null(pn_app_blas_core_to_set(NULL, &old_cpu));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_programs_restart_only_for_unused_avx2),
         cmocka_unit_test(test_the_core_is_named_and_consistent),
         cmocka_unit_test(test_a_forced_core_is_reported),
     };

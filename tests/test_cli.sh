@@ -130,9 +130,12 @@ check "--version names the BLAS kernels" grep -qE '^BLAS: OpenBLAS, [A-Za-z0-9]+
 # Kernels the user names are kept; otherwise a CPU with AVX2 and FMA runs
 # kernels that use them, also where OpenBLAS is older than the CPU (the
 # program then starts again with OPENBLAS_CORETYPE set).
+# (x86-64 only: elsewhere OpenBLAS has no Prescott kernels to name)
+if [[ $(uname -m) == x86_64 ]]; then
 OPENBLAS_CORETYPE=Prescott run_pn 0 "--version, Prescott named" --version
 check "--version: the named kernels run" has "$OUT" "BLAS: OpenBLAS, Prescott kernels"
-if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+fi
+if [[ $(uname -m) == x86_64 ]] && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
     check "--version: the Prescott kernels are said to leave AVX2 unused" \
         has "$OUT" "AVX2 and FMA unused"
     env -u OPENBLAS_CORETYPE "$PN" --version >"$TMP/version-own.out"

@@ -125,7 +125,7 @@ typedef struct pn_blas_info {
     int core_uses_avx2;         /* that kernel set uses AVX2 and FMA */
     int cpu_has_avx2;           /* this CPU has AVX2 and FMA */
     int underused;              /* the CPU has them and the kernels do not use them */
-    const char *suggested_core; /* when underused, kernels it can run ("Haswell"); else NULL */
+    const char *suggested_core; /* when underused, kernels it runs ("Haswell", static); else NULL */
 } pn_blas_info;
 
 void pn_blas_describe(pn_blas_info *out);

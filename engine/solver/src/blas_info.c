@@ -33,6 +33,7 @@ void pn_blas_describe(pn_blas_info *out)
 #endif
     out->underused = out->cpu_has_avx2 && !out->core_uses_avx2;
     /* Haswell's kernels need only AVX2 and FMA, and every OpenBLAS of the
-     * 0.3 series has them. */
+     * 0.3 series has them: the safe choice, and the measured one (a CPU
+     * with AVX-512 might gain a little more from SkylakeX's). */
     out->suggested_core = out->underused ? "Haswell" : NULL;
 }
