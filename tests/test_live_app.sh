@@ -16,25 +16,6 @@ LIVE=$1
 BUNDLE=$2
 PY=/usr/bin/python3
 
-# --- --version names the BLAS kernels (checked before any skip); a CPU
-# with AVX2 and FMA runs kernels that use them unless the user names others ---
-VERSION_OUT=$(mktemp "${TMPDIR:-/tmp}/pn-test-live-version.XXXXXX")
-fail_version() { echo "FAIL: $*" >&2; rm -f "$VERSION_OUT"; exit 1; }
-OPENBLAS_CORETYPE=Prescott "$LIVE" --version >"$VERSION_OUT"
-grep -qE '^parnassus-live [0-9]+\.[0-9]+\.[0-9]+$' "$VERSION_OUT" || fail_version "--version: $(cat "$VERSION_OUT")"
-if [[ $(uname -m) == x86_64 ]]; then
-    grep -q '^BLAS: OpenBLAS, Prescott kernels' "$VERSION_OUT" || fail_version "named kernels: $(cat "$VERSION_OUT")"
-fi
-if [[ $(uname -m) == x86_64 ]] && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
-    env -u OPENBLAS_CORETYPE "$LIVE" --version >"$VERSION_OUT"
-    grep -q "unused" "$VERSION_OUT" && fail_version "kernels left AVX2 unused: $(cat "$VERSION_OUT")"
-    [[ $(grep -c '^parnassus-live ' "$VERSION_OUT") -eq 1 ]] || fail_version "--version printed twice"
-fi
-rm -f "$VERSION_OUT"
-
-command -v jackd >/dev/null || { echo "SKIP: jackd is not installed (Debian: jackd2)"; exit 77; }
-"$PY" -c 'import mido' 2>/dev/null || { echo "SKIP: python3 mido is not installed"; exit 77; }
-
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pn-test-live.XXXXXX")
 # a server of our own, never started behind our back
 export JACK_DEFAULT_SERVER=pn-test-live-$$
@@ -46,6 +27,23 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# --- --version names the BLAS kernels (checked before any skip); a CPU
+# with AVX2 and FMA runs kernels that use them unless the user names others ---
+OPENBLAS_CORETYPE=Prescott "$LIVE" --version >"$TMP/version.out"
+grep -qE '^parnassus-live [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/version.out" || fail "--version: $(cat "$TMP/version.out")"
+if [[ $(uname -m) == x86_64 ]]; then
+    grep -q '^BLAS: OpenBLAS, Prescott kernels' "$TMP/version.out" || fail "named kernels: $(cat "$TMP/version.out")"
+fi
+if [[ $(uname -m) == x86_64 ]] && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    env -u OPENBLAS_CORETYPE "$LIVE" --version >"$TMP/version.out"
+    grep -q "unused" "$TMP/version.out" && fail "kernels left AVX2 unused: $(cat "$TMP/version.out")"
+    [[ $(grep -c '^parnassus-live ' "$TMP/version.out") -eq 1 ]] || fail "--version printed twice"
+fi
+
+command -v jackd >/dev/null || { echo "SKIP: jackd is not installed (Debian: jackd2)"; exit 77; }
+"$PY" -c 'import mido' 2>/dev/null || { echo "SKIP: python3 mido is not installed"; exit 77; }
+
 live() { "$LIVE" --bundle "$BUNDLE" --headless "$@"; }
 
 # live_session NAME ARGS...: runs the app with commands from a pipe; once

@@ -11,7 +11,7 @@ const char *pn_app_blas_core_to_set(const char *env_value, const pn_blas_info *b
     /* set: the user chose, or this is the second start; never a loop */
     if (env_value && env_value[0])
         return NULL;
-    return blas->underused ? blas->suggested_core : NULL;
+    return blas->suggested_core; /* set exactly when the CPU's AVX2 goes unused */
 }
 
 void pn_app_use_full_blas_kernels(char **argv)
