@@ -81,7 +81,10 @@ check "bad mode: names it" has "$ERR" "--mode must be major, minor or any (got '
 usage_error "bad tonic" "$CHORALES" -o "$TMP/x.json" --tonic H
 usage_error "tonic 12" "$CHORALES" -o "$TMP/x.json" --tonic 12
 usage_error "bad split" "$CHORALES" -o "$TMP/x.json" --split dev
-usage_error "bad grid" "$CHORALES" -o "$TMP/x.json" --grid 0
+usage_error "grid too fine" "$CHORALES" -o "$TMP/x.json" --grid 65
+check "grid too fine: names the range" has "$ERR" "--grid must be events (or 0) or 1..64 (got '65')"
+usage_error "grid not whole" "$CHORALES" -o "$TMP/x.json" --grid 1.5
+usage_error "grid negative" "$CHORALES" -o "$TMP/x.json" --grid -1
 usage_error "bad grid word" "$CHORALES" -o "$TMP/x.json" --grid beats
 usage_error "unknown option" "$CHORALES" -o "$TMP/x.json" --weight 3
 usage_error "two corpora" "$CHORALES" "$CHORALES" -o "$TMP/x.json"
@@ -186,6 +189,14 @@ run_pn 0 "minor, valid split, grid" learn "$CHORALES" --mode minor --split valid
 check "minor: summary" has "$OUT" \
     "chorales.json: 1 chorale (valid), 1 minor kept, moved to A; 0 left out (outside the space); 5 steps (every 4th sixteenth)"
 check "minor: file" $PY "$TMP/check_rules.py" "$TMP/c3.json" 9
+
+run_pn 0 "grid events" learn "$CHORALES" --grid events --split train --name g \
+    -o "$TMP/grid-events.json"
+run_pn 0 "grid 0" learn "$CHORALES" --grid 0 --split train --name g -o "$TMP/grid-0.json"
+check "grid 0 learns what events learns" cmp "$TMP/grid-events.json" "$TMP/grid-0.json"
+run_pn 0 "grid 1" learn "$CHORALES" --grid 1 --split train --name g -o "$TMP/grid-1.json"
+check "grid 1 learns otherwise" bash -c '! cmp -s "$0" "$1"' "$TMP/grid-events.json" \
+    "$TMP/grid-1.json"
 
 run_pn 0 "keep keys" learn "$CHORALES" --tonic keep --grid 1 --split train -o "$TMP/c4.json"
 check "keep keys: no transposition" test "$(grep -c 'moved to' "$OUT")" = 0

@@ -336,6 +336,12 @@ py "analyze every split: two pieces" '
 import json, sys
 d = json.load(sys.stdin)
 assert d["corpus"]["pieces"] == 2 and d["corpus"]["steps_counted"] == 24, d["corpus"]'
+run_pn 0 "analyze chorales --split all" analyze "$FOUR" "$TMP/chorales.json" --split all \
+    --tonic keep --json
+py "analyze --split all: every split, as without --split" '
+import json, sys
+d = json.load(sys.stdin)
+assert d["corpus"]["pieces"] == 2 and d["corpus"]["steps_counted"] == 24, d["corpus"]'
 
 # --- analyze: bad usage and bad input -------------------------------------------------
 
@@ -349,9 +355,13 @@ usage "analyze: missing everything" "missing RULES and PIECE"
 usage "analyze: missing PIECE" "missing PIECE" "$CONTEXT"
 usage "analyze: extra argument" "unexpected argument" "$CONTEXT" "$TMP/follow.mid" x
 usage "analyze: bad --context-mode" "--context-mode" "$CONTEXT" "$TMP/follow.mid" --context-mode x
-usage "analyze: bad --mode" "--mode" "$CONTEXT" "$TMP/follow.mid" --mode dorian
-usage "analyze: bad --tonic" "--tonic" "$CONTEXT" "$TMP/follow.mid" --tonic H
+usage "analyze: bad --mode" "--mode must be major, minor or any (got 'dorian')" \
+    "$CONTEXT" "$TMP/follow.mid" --mode dorian
+usage "analyze: bad --tonic" "--tonic must be a note name (C, F#, Bb, ...), 0..11 or keep (got 'H')" \
+    "$CONTEXT" "$TMP/follow.mid" --tonic H
 usage "analyze: --tonic 12" "--tonic" "$CONTEXT" "$TMP/follow.mid" --tonic 12
+usage "analyze: bad --split" "--split must be train, valid, test or all (got 'training')" \
+    "$CONTEXT" "$TMP/chorales.json" --split training
 usage "analyze: bad --grid" "--grid" "$CONTEXT" "$TMP/follow.mid" --grid 1.5
 usage "analyze: bad --sort" "--sort" "$CONTEXT" "$TMP/follow.mid" --sort name
 usage "analyze: bad --alpha" "--alpha" "$CONTEXT" "$TMP/follow.mid" --alpha 2
@@ -362,6 +372,12 @@ for tonic in Bb c "F#" 11 keep; do
     bad_input "analyze --tonic $tonic accepted" "no-such.mid" \
         analyze "$CONTEXT" "$TMP/no-such.mid" --tonic "$tonic"
 done
+run_pn 0 "analyze --grid events" analyze "$CONTEXT" "$TMP/follow.mid" --tonic keep \
+    --grid events --json
+py "analyze --grid events: one step per change of sonority, as by default" '
+import json, sys
+d = json.load(sys.stdin)
+assert d["corpus"]["steps_counted"] == 24, d["corpus"]'
 run_pn 0 "analyze --tonic 0 --mode any --grid 4" analyze "$CONTEXT" "$TMP/follow.mid" \
     --tonic 0 --mode any --grid 4 --json
 check "analyze --grid 4: schema" validate_analyze

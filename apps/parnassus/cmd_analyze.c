@@ -72,9 +72,10 @@ static void print_help(const pn_settings *d, const pn_cli_corpus_options *c)
            "                       F#, Bb, ...), or 'keep' (default %d)\n"
            "  --mode M             keep only pieces in 'major' or 'minor' keys, or 'any'\n"
            "                       (default)\n"
-           "  --split S            chorale JSON: read only this split (default: all)\n"
-           "  --grid G             0: one step per change of sonority (default); G > 0: one\n"
-           "                       step every G sixteenth notes (at most %d)\n"
+           "  --split S            train, valid, test or all: the chorale file's part\n"
+           "                       (default: all)\n"
+           "  --grid G             events (or 0): one step per change of sonority\n"
+           "                       (default); N (1..%d): one step every N sixteenth notes\n"
            "  --sort S             order of the table: 'file' (default), 'error'\n"
            "                       (smallest first) or 'weight' (largest first)\n"
            "  --plot-errors OUT    draw each rule's error to OUT (.png or .svg), the\n"
@@ -138,28 +139,17 @@ static int parse_request(int argc, char **argv, analyze_request *req)
             return pn_cli_usage_error(
                 command, "--context-mode: '%s' is not 'unconditional' or 'context'", v);
     }
-    if ((v = a.value[OPT_MODE])) {
-        if (strcmp(v, "any") == 0)
-            req->corpus.mode = PN_CLI_MODE_ANY;
-        else if (strcmp(v, "major") == 0)
-            req->corpus.mode = PN_CLI_MODE_MAJOR;
-        else if (strcmp(v, "minor") == 0)
-            req->corpus.mode = PN_CLI_MODE_MINOR;
-        else
-            return pn_cli_usage_error(command, "--mode: '%s' is not 'any', 'major' or 'minor'", v);
-    }
-    if ((v = a.value[OPT_TONIC]) && pn_cli_tonic(v, 1, &req->corpus.tonic) != 0)
-        return pn_cli_usage_error(
-            command, "--tonic: '%s' is not 'keep', 0..11 or a note name (C, F#, Bb)", v);
-    req->corpus.split = a.value[OPT_SPLIT];
-    if ((v = a.value[OPT_GRID])) {
-        double g;
-        if (pn_cli_real(command, "grid", v, 0.0, MAX_GRID, &g) != PN_EXIT_OK)
-            return PN_EXIT_USAGE;
-        if (g != floor(g))
-            return pn_cli_usage_error(command, "--grid: '%s' is not a whole number", v);
-        req->corpus.grid = (int)g;
-    }
+    if ((v = a.value[OPT_MODE]) && pn_cli_corpus_mode(command, v, &req->corpus.mode) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_TONIC]) &&
+        pn_cli_corpus_tonic(command, v, &req->corpus.tonic) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_SPLIT]) &&
+        pn_cli_corpus_split(command, v, &req->corpus.split) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_GRID]) &&
+        pn_cli_corpus_grid(command, v, MAX_GRID, &req->corpus.grid) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     req->sort = SORT_FILE;
     if ((v = a.value[OPT_SORT])) {
         if (strcmp(v, "file") == 0)

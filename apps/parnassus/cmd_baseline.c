@@ -2,7 +2,6 @@
  * learned from a corpus and sampled into a Standard MIDI File: the
  * yardstick of `parnassus evaluate` (docs/evaluate.md). */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,18 +89,6 @@ typedef struct baseline_request {
     int division;
 } baseline_request;
 
-/* A whole number in [lo, hi] for --option. */
-static int parse_int(const char *option, const char *text, int lo, int hi, int *out)
-{
-    double x;
-    if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if (x != floor(x))
-        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option, text);
-    *out = (int)x;
-    return PN_EXIT_OK;
-}
-
 /* Returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was printed. */
 static int parse_request(int argc, char **argv, baseline_request *req)
 {
@@ -126,31 +113,14 @@ static int parse_request(int argc, char **argv, baseline_request *req)
         return -1;
     }
     const char *v;
-    if ((v = a.value[OPT_SPLIT])) {
-        if (strcmp(v, "all") == 0)
-            o->split = NULL;
-        else if (strcmp(v, "train") == 0 || strcmp(v, "valid") == 0 || strcmp(v, "test") == 0)
-            o->split = v;
-        else
-            return pn_cli_usage_error(command,
-                                      "--split must be train, valid, test or all (got '%s')", v);
-    }
-    if ((v = a.value[OPT_MODE])) {
-        if (strcmp(v, "major") == 0)
-            o->mode = PN_CLI_MODE_MAJOR;
-        else if (strcmp(v, "minor") == 0)
-            o->mode = PN_CLI_MODE_MINOR;
-        else if (strcmp(v, "any") == 0)
-            o->mode = PN_CLI_MODE_ANY;
-        else
-            return pn_cli_usage_error(command, "--mode must be major, minor or any (got '%s')", v);
-    }
-    if ((v = a.value[OPT_TONIC]) && pn_cli_tonic(v, 1, &o->tonic) != 0)
-        return pn_cli_usage_error(command,
-                                  "--tonic must be a note name (C, F#, Bb, ...), 0..11 or keep "
-                                  "(got '%s')",
-                                  v);
-    if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
+    if ((v = a.value[OPT_SPLIT]) && pn_cli_corpus_split(command, v, &o->split) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_MODE]) && pn_cli_corpus_mode(command, v, &o->mode) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_TONIC]) && pn_cli_corpus_tonic(command, v, &o->tonic) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_STEPS]) &&
+        pn_cli_int(command, "steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_SEED]) && pn_cli_seed(command, "seed", v, &req->seed) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
@@ -161,7 +131,7 @@ static int parse_request(int argc, char **argv, baseline_request *req)
         pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_DIVISION])) {
-        if (parse_int("division", v, 1, 32, &req->division) != PN_EXIT_OK)
+        if (pn_cli_int(command, "division", v, 1, 32, &req->division) != PN_EXIT_OK)
             return PN_EXIT_USAGE;
         if ((req->division & (req->division - 1)) != 0)
             return pn_cli_usage_error(command, "--division: expected 1, 2, 4, 8, 16 or 32, got %s",

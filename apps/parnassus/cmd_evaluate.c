@@ -104,24 +104,12 @@ static int parse_request(int argc, char **argv, evaluate_request *req)
         return -1;
     }
     const char *v;
-    if ((v = a.value[OPT_SPLIT])) {
-        if (strcmp(v, "all") == 0)
-            req->filter.split = NULL;
-        else if (strcmp(v, "train") == 0 || strcmp(v, "valid") == 0 || strcmp(v, "test") == 0)
-            req->filter.split = v;
-        else
-            return pn_cli_usage_error(command,
-                                      "--split must be train, valid, test or all (got '%s')", v);
-    }
+    if ((v = a.value[OPT_SPLIT]) &&
+        pn_cli_corpus_split(command, v, &req->filter.split) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     if ((v = a.value[OPT_MODE])) {
-        if (strcmp(v, "major") == 0)
-            req->filter.mode = PN_CLI_MODE_MAJOR;
-        else if (strcmp(v, "minor") == 0)
-            req->filter.mode = PN_CLI_MODE_MINOR;
-        else if (strcmp(v, "any") == 0)
-            req->filter.mode = PN_CLI_MODE_ANY;
-        else
-            return pn_cli_usage_error(command, "--mode must be major, minor or any (got '%s')", v);
+        if (pn_cli_corpus_mode(command, v, &req->filter.mode) != PN_EXIT_OK)
+            return PN_EXIT_USAGE;
         req->mode_text = v;
     }
     if ((v = a.value[OPT_REFERENCE]))

@@ -61,7 +61,7 @@ static void print_help(void)
            "                     'keep' to leave the pieces as they are (default C)\n"
            "  --split S          train, valid, test or all: the chorale file's part\n"
            "                     (default all; ignored for MIDI files)\n"
-           "  --grid G           events: one step per change of sonority (default);\n"
+           "  --grid G           events (or 0): one step per change of sonority (default);\n"
            "                     N (1..%d): one step every N sixteenth notes\n"
            "  --name NAME        name of the learned set (default: the output's file name)\n"
            "  --add FILE         add the rules and constraints of the rule set FILE (same\n"
@@ -157,42 +157,14 @@ static int parse_request(int argc, char **argv, learn_request *req)
         return -1;
     }
     const char *v;
-    if ((v = a.value[OPT_MODE])) {
-        if (strcmp(v, "major") == 0)
-            o->mode = PN_CLI_MODE_MAJOR;
-        else if (strcmp(v, "minor") == 0)
-            o->mode = PN_CLI_MODE_MINOR;
-        else if (strcmp(v, "any") == 0)
-            o->mode = PN_CLI_MODE_ANY;
-        else
-            return pn_cli_usage_error(command, "--mode must be major, minor or any (got '%s')", v);
-    }
-    if ((v = a.value[OPT_TONIC]) && pn_cli_tonic(v, 1, &o->tonic) != 0)
-        return pn_cli_usage_error(command,
-                                  "--tonic must be a note name (C, F#, Bb, ...), 0..11 or keep "
-                                  "(got '%s')",
-                                  v);
-    if ((v = a.value[OPT_SPLIT])) {
-        if (strcmp(v, "all") == 0)
-            o->split = NULL;
-        else if (strcmp(v, "train") == 0 || strcmp(v, "valid") == 0 || strcmp(v, "test") == 0)
-            o->split = v;
-        else
-            return pn_cli_usage_error(command,
-                                      "--split must be train, valid, test or all (got '%s')", v);
-    }
-    if ((v = a.value[OPT_GRID])) {
-        size_t len = strlen(v);
-        if (strcmp(v, "events") == 0) {
-            o->grid = 0;
-        } else if (len >= 1 && len <= 2 && strspn(v, "0123456789") == len && atoi(v) >= 1 &&
-                   atoi(v) <= MAX_GRID) {
-            o->grid = atoi(v);
-        } else {
-            return pn_cli_usage_error(command, "--grid must be events or 1..%d (got '%s')",
-                                      MAX_GRID, v);
-        }
-    }
+    if ((v = a.value[OPT_MODE]) && pn_cli_corpus_mode(command, v, &o->mode) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_TONIC]) && pn_cli_corpus_tonic(command, v, &o->tonic) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_SPLIT]) && pn_cli_corpus_split(command, v, &o->split) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if ((v = a.value[OPT_GRID]) && pn_cli_corpus_grid(command, v, MAX_GRID, &o->grid) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
     if ((v = a.value[OPT_NAME])) {
         if (strlen(v) > PN_RULES_NAME_MAX)
             return pn_cli_usage_error(command, "--name is longer than %d bytes", PN_RULES_NAME_MAX);

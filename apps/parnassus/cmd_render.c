@@ -96,17 +96,6 @@ static void print_help(void)
            TICKS_PER_QUARTER, MAX_SEED);
 }
 
-static int parse_int(const char *option, const char *text, int lo, int hi, int *out)
-{
-    double x;
-    if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if (x != floor(x))
-        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option, text);
-    *out = (int)x;
-    return PN_EXIT_OK;
-}
-
 /* The shared parser keeps the last value of a repeated option, so the
  * repeatable --set is taken out of argv first. */
 static int take_sets(int argc, char **argv, render_request *req, char **rest, int *num_rest)
@@ -164,21 +153,23 @@ static int parse_request(int argc, char **argv, render_request *req)
     if (!req->output || req->output[0] == '\0')
         return pn_cli_usage_error(command, "missing -o OUT.mid");
     const char *v;
-    if ((v = a.value[OPT_BARS]) && parse_int("bars", v, 1, 10000, &req->bars) != PN_EXIT_OK)
+    if ((v = a.value[OPT_BARS]) &&
+        pn_cli_int(command, "bars", v, 1, 10000, &req->bars) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_BPM]) && pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != 0)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_BEATS_PER_BAR]) &&
-        parse_int("beats-per-bar", v, 1, 32, &req->beats_per_bar) != PN_EXIT_OK)
+        pn_cli_int(command, "beats-per-bar", v, 1, 32, &req->beats_per_bar) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_RATE]) &&
         pn_cli_real(command, "rate", v, 8000.0, 384000.0, &req->rate) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_BLOCK]) && parse_int("block", v, 1, 8192, &req->block) != PN_EXIT_OK)
+    if ((v = a.value[OPT_BLOCK]) &&
+        pn_cli_int(command, "block", v, 1, 8192, &req->block) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_SEED])) {
         int seed;
-        if (parse_int("seed", v, 0, MAX_SEED, &seed) != PN_EXIT_OK)
+        if (pn_cli_int(command, "seed", v, 0, MAX_SEED, &seed) != PN_EXIT_OK)
             return PN_EXIT_USAGE;
         req->seed = v;
     }

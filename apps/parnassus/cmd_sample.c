@@ -1,7 +1,6 @@
 /* parnassus sample: sequential generation from a rule set into a Standard
  * MIDI File (docs/cli.md). */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,18 +102,6 @@ typedef struct sample_request {
     const char *lambda_p; /* --lambda-p as given, or NULL */
 } sample_request;
 
-/* A whole number in [lo, hi] for --option. */
-static int parse_int(const char *option, const char *text, int lo, int hi, int *out)
-{
-    double x;
-    if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if (x != floor(x))
-        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option, text);
-    *out = (int)x;
-    return PN_EXIT_OK;
-}
-
 /* Returns PN_EXIT_OK, PN_EXIT_USAGE, or -1 when help was printed. */
 static int parse_request(int argc, char **argv, sample_request *req)
 {
@@ -155,16 +142,17 @@ static int parse_request(int argc, char **argv, sample_request *req)
         return PN_EXIT_USAGE;
     if (pn_cli_max_memory(command, a.value[OPT_MAX_MEMORY], &s->max_memory) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
+    if ((v = a.value[OPT_STEPS]) &&
+        pn_cli_int(command, "steps", v, 1, MAX_STEPS, &req->steps) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_BPM]) &&
         pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_VELOCITY]) &&
-        parse_int("velocity", v, 1, 127, &req->velocity) != PN_EXIT_OK)
+        pn_cli_int(command, "velocity", v, 1, 127, &req->velocity) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_DIVISION])) {
-        if (parse_int("division", v, 1, 32, &req->division) != PN_EXIT_OK)
+        if (pn_cli_int(command, "division", v, 1, 32, &req->division) != PN_EXIT_OK)
             return PN_EXIT_USAGE;
         if ((req->division & (req->division - 1)) != 0)
             return pn_cli_usage_error(command, "--division: expected 1, 2, 4, 8, 16 or 32, got %s",

@@ -122,18 +122,6 @@ typedef struct sweep_cli {
     pn_sweep_request req;
 } sweep_cli;
 
-/* A whole number in [lo, hi] for --option. */
-static int parse_int(const char *option, const char *text, int lo, int hi, int *out)
-{
-    double x;
-    if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
-        return PN_EXIT_USAGE;
-    if (x != floor(x))
-        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option, text);
-    *out = (int)x;
-    return PN_EXIT_OK;
-}
-
 /* --seeds: comma-separated seeds, distinct, 1..MAX_SEEDS of them. */
 static int parse_seeds(const char *text, uint64_t *seeds, int *count)
 {
@@ -191,7 +179,8 @@ static int parse_range(const pn_cli_args *a, pn_sweep_request *req)
         return PN_EXIT_USAGE;
     if ((v = a->value[OPT_TO]) && pn_cli_real(command, "to", v, lo, hi, &req->to) != 0)
         return PN_EXIT_USAGE;
-    if ((v = a->value[OPT_POINTS]) && parse_int("points", v, 1, MAX_POINTS, &req->points) != 0)
+    if ((v = a->value[OPT_POINTS]) &&
+        pn_cli_int(command, "points", v, 1, MAX_POINTS, &req->points) != 0)
         return PN_EXIT_USAGE;
     if (req->from > req->to)
         return pn_cli_usage_error(command, "--from %g is above --to %g", req->from, req->to);
@@ -242,7 +231,7 @@ static int parse_request(int argc, char **argv, sweep_cli *cli)
     if ((rc = parse_range(&a, req)) != PN_EXIT_OK)
         return rc;
     const char *v;
-    if ((v = a.value[OPT_STEPS]) && parse_int("steps", v, 1, MAX_STEPS, &req->steps) != 0)
+    if ((v = a.value[OPT_STEPS]) && pn_cli_int(command, "steps", v, 1, MAX_STEPS, &req->steps) != 0)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_SEEDS]) && parse_seeds(v, cli->seeds, &req->num_seeds) != 0)
         return PN_EXIT_USAGE;

@@ -25,6 +25,62 @@ void pn_cli_corpus_options_default(pn_cli_corpus_options *o)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The options every command that reads a corpus takes */
+
+int pn_cli_corpus_split(const char *command, const char *text, const char **out)
+{
+    if (strcmp(text, "all") == 0) {
+        *out = NULL;
+        return PN_EXIT_OK;
+    }
+    if (strcmp(text, "train") == 0 || strcmp(text, "valid") == 0 || strcmp(text, "test") == 0) {
+        *out = text;
+        return PN_EXIT_OK;
+    }
+    return pn_cli_usage_error(command, "--split must be train, valid, test or all (got '%s')",
+                              text);
+}
+
+int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int *out)
+{
+    const size_t len = strlen(text);
+    if (strcmp(text, "events") == 0) {
+        *out = 0;
+        return PN_EXIT_OK;
+    }
+    /* digits only: no sign, no blanks, no fraction */
+    if (len >= 1 && len <= 3 && strspn(text, "0123456789") == len && atoi(text) <= max_grid) {
+        *out = atoi(text);
+        return PN_EXIT_OK;
+    }
+    return pn_cli_usage_error(command, "--grid must be events (or 0) or 1..%d (got '%s')", max_grid,
+                              text);
+}
+
+int pn_cli_corpus_mode(const char *command, const char *text, pn_cli_mode_filter *out)
+{
+    static const struct {
+        const char *name;
+        pn_cli_mode_filter mode;
+    } modes[] = {
+        {"major", PN_CLI_MODE_MAJOR}, {"minor", PN_CLI_MODE_MINOR}, {"any", PN_CLI_MODE_ANY}};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; ++i)
+        if (strcmp(text, modes[i].name) == 0) {
+            *out = modes[i].mode;
+            return PN_EXIT_OK;
+        }
+    return pn_cli_usage_error(command, "--mode must be major, minor or any (got '%s')", text);
+}
+
+int pn_cli_corpus_tonic(const char *command, const char *text, int *out)
+{
+    if (pn_cli_tonic(text, 1, out) == 0)
+        return PN_EXIT_OK;
+    return pn_cli_usage_error(
+        command, "--tonic must be a note name (C, F#, Bb, ...), 0..11 or keep (got '%s')", text);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The summary line */
 
 typedef struct summary_text {

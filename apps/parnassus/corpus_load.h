@@ -26,6 +26,24 @@ typedef struct pn_cli_corpus_options {
 
 void pn_cli_corpus_options_default(pn_cli_corpus_options *o);
 
+/* --split: "train", "valid" or "test" (*out = text), or "all" (*out =
+ * NULL, every part). Returns PN_EXIT_OK, or prints a usage error for
+ * `command` and returns PN_EXIT_USAGE. */
+int pn_cli_corpus_split(const char *command, const char *text, const char **out);
+
+/* --grid: "events" or 0 (*out = 0, one step per change of sonority), or a
+ * whole number 1..max_grid (one step every so many sixteenth notes).
+ * Returns as pn_cli_corpus_split() does. */
+int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int *out);
+
+/* --mode: "major", "minor" or "any". Returns PN_EXIT_OK, or prints a
+ * usage error for `command` and returns PN_EXIT_USAGE. */
+int pn_cli_corpus_mode(const char *command, const char *text, pn_cli_mode_filter *out);
+
+/* --tonic: a note name, 0..11 or "keep" (pn_cli_tonic). Returns as
+ * pn_cli_corpus_mode() does. */
+int pn_cli_corpus_tonic(const char *command, const char *text, int *out);
+
 /* Reads `path`: ".json" is a chorale file (corpus.h), anything else a
  * Standard MIDI File (one voice per track or channel, 16th grid). Errors
  * name the file and what is wrong. `summary`, if not NULL, receives a line

@@ -131,6 +131,17 @@ int pn_cli_real(const char *command, const char *option, const char *text, doubl
     return PN_EXIT_OK;
 }
 
+int pn_cli_int(const char *command, const char *option, const char *text, int lo, int hi, int *out)
+{
+    double x = 0.0;
+    if (pn_cli_real(command, option, text, lo, hi, &x) != PN_EXIT_OK)
+        return PN_EXIT_USAGE;
+    if (x != floor(x))
+        return pn_cli_usage_error(command, "--%s: expected a whole number, got '%s'", option, text);
+    *out = (int)x;
+    return PN_EXIT_OK;
+}
+
 int pn_cli_max_memory(const char *command, const char *text, int64_t *out)
 {
     *out = PN_DEFAULT_MAX_MEMORY;

@@ -58,6 +58,9 @@ int pn_cli_usage_error(const char *command, const char *fmt, ...)
 int pn_cli_real(const char *command, const char *option, const char *text, double lo, double hi,
                 double *out);
 
+/* pn_cli_real() for a whole number in [lo, hi]. */
+int pn_cli_int(const char *command, const char *option, const char *text, int lo, int hi, int *out);
+
 /* --max-memory: a size in bytes with an optional K, M, G or T suffix
  * (powers of 1024; "1.5G" allowed), within [1M, PN_MAX_MEMORY_LIMIT];
  * NULL leaves *out at PN_DEFAULT_MAX_MEMORY. */
