@@ -83,6 +83,7 @@ usage_error "tonic 12" "$CHORALES" -o "$TMP/x.json" --tonic 12
 usage_error "bad split" "$CHORALES" -o "$TMP/x.json" --split dev
 usage_error "grid too fine" "$CHORALES" -o "$TMP/x.json" --grid 65
 check "grid too fine: names the range" has "$ERR" "--grid must be events (or 0) or 1..64 (got '65')"
+usage_error "grid past int" "$CHORALES" -o "$TMP/x.json" --grid 99999999999999999999
 usage_error "grid not whole" "$CHORALES" -o "$TMP/x.json" --grid 1.5
 usage_error "grid negative" "$CHORALES" -o "$TMP/x.json" --grid -1
 usage_error "bad grid word" "$CHORALES" -o "$TMP/x.json" --grid beats

@@ -341,7 +341,8 @@ run_pn 0 "analyze chorales --split all" analyze "$FOUR" "$TMP/chorales.json" --s
 py "analyze --split all: every split, as without --split" '
 import json, sys
 d = json.load(sys.stdin)
-assert d["corpus"]["pieces"] == 2 and d["corpus"]["steps_counted"] == 24, d["corpus"]'
+c = d["corpus"]
+assert c["pieces"] == 2 and c["steps_counted"] == 24 and c["split"] is None, c'
 
 # --- analyze: bad usage and bad input -------------------------------------------------
 
@@ -362,7 +363,8 @@ usage "analyze: bad --tonic" "--tonic must be a note name (C, F#, Bb, ...), 0..1
 usage "analyze: --tonic 12" "--tonic" "$CONTEXT" "$TMP/follow.mid" --tonic 12
 usage "analyze: bad --split" "--split must be train, valid, test or all (got 'training')" \
     "$CONTEXT" "$TMP/chorales.json" --split training
-usage "analyze: bad --grid" "--grid" "$CONTEXT" "$TMP/follow.mid" --grid 1.5
+usage "analyze: bad --grid" "--grid must be events (or 0) or 1..64 (got '1.5')" \
+    "$CONTEXT" "$TMP/follow.mid" --grid 1.5
 usage "analyze: bad --sort" "--sort" "$CONTEXT" "$TMP/follow.mid" --sort name
 usage "analyze: bad --alpha" "--alpha" "$CONTEXT" "$TMP/follow.mid" --alpha 2
 usage "analyze: --plot-errors format" "--plot-errors" "$CONTEXT" "$TMP/follow.mid" \
@@ -377,7 +379,7 @@ run_pn 0 "analyze --grid events" analyze "$CONTEXT" "$TMP/follow.mid" --tonic ke
 py "analyze --grid events: one step per change of sonority, as by default" '
 import json, sys
 d = json.load(sys.stdin)
-assert d["corpus"]["steps_counted"] == 24, d["corpus"]'
+assert d["corpus"]["steps_counted"] == 24 and d["corpus"]["grid"] == 0, d["corpus"]'
 run_pn 0 "analyze --tonic 0 --mode any --grid 4" analyze "$CONTEXT" "$TMP/follow.mid" \
     --tonic 0 --mode any --grid 4 --json
 check "analyze --grid 4: schema" validate_analyze

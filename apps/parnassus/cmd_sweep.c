@@ -2,7 +2,6 @@
  * several settings of one knob and measures each with the style statistics
  * of `parnassus evaluate` (docs/evaluate.md, "Sweeping the knobs"). */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

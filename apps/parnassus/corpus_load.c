@@ -4,6 +4,7 @@
 #include "corpus_load.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,15 +44,19 @@ int pn_cli_corpus_split(const char *command, const char *text, const char **out)
 
 int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int *out)
 {
-    const size_t len = strlen(text);
     if (strcmp(text, "events") == 0) {
         *out = 0;
         return PN_EXIT_OK;
     }
-    /* digits only: no sign, no blanks, no fraction */
-    if (len >= 1 && len <= 3 && strspn(text, "0123456789") == len && atoi(text) <= max_grid) {
-        *out = atoi(text);
-        return PN_EXIT_OK;
+    /* digits only: no sign, no blanks, no fraction, no exponent */
+    const size_t len = strlen(text);
+    if (len >= 1 && strspn(text, "0123456789") == len) {
+        errno = 0;
+        const long g = strtol(text, NULL, 10);
+        if (errno == 0 && g <= max_grid) {
+            *out = (int)g;
+            return PN_EXIT_OK;
+        }
     }
     return pn_cli_usage_error(command, "--grid must be events (or 0) or 1..%d (got '%s')", max_grid,
                               text);

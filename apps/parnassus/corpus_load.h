@@ -1,6 +1,7 @@
 /* Loading the music a command learns from or analyzes: a chorale JSON file
  * or a Standard MIDI File, turned into a pn_corpus of sonority steps,
- * optionally moved to a common tonic and filtered by mode (docs/cli.md). */
+ * optionally moved to a common tonic and filtered by mode (docs/cli.md);
+ * and the options that say how, parsed alike by every such command. */
 #ifndef PARNASSUS_CLI_CORPUS_LOAD_H
 #define PARNASSUS_CLI_CORPUS_LOAD_H
 
@@ -32,7 +33,8 @@ void pn_cli_corpus_options_default(pn_cli_corpus_options *o);
 int pn_cli_corpus_split(const char *command, const char *text, const char **out);
 
 /* --grid: "events" or 0 (*out = 0, one step per change of sonority), or a
- * whole number 1..max_grid (one step every so many sixteenth notes).
+ * whole number 1..max_grid in decimal digits (one step every so many
+ * sixteenth notes).
  * Returns as pn_cli_corpus_split() does. */
 int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int *out);
 
