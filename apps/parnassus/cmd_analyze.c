@@ -46,8 +46,6 @@ static const pn_cli_option analyze_options[NUM_OPTIONS] = {
     [OPT_SORT] = {"sort", 1},   [OPT_PLOT_ERRORS] = {"plot-errors", 1},
 };
 
-enum { MAX_GRID = 64 };
-
 typedef enum context_mode { CONTEXT_AUTO, CONTEXT_NONE, CONTEXT_STEPS } context_mode;
 typedef enum sort_order { SORT_FILE, SORT_ERROR, SORT_WEIGHT } sort_order;
 
@@ -85,7 +83,7 @@ static void print_help(const pn_settings *d, const pn_cli_corpus_options *c)
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
            "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
-           d->log2_lambda_w, d->alpha, c->tonic, MAX_GRID);
+           d->log2_lambda_w, d->alpha, c->tonic, PN_CLI_MAX_GRID);
 }
 
 typedef struct analyze_request {
@@ -147,8 +145,7 @@ static int parse_request(int argc, char **argv, analyze_request *req)
     if ((v = a.value[OPT_SPLIT]) &&
         pn_cli_corpus_split(command, v, &req->corpus.split) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_GRID]) &&
-        pn_cli_corpus_grid(command, v, MAX_GRID, &req->corpus.grid) != PN_EXIT_OK)
+    if ((v = a.value[OPT_GRID]) && pn_cli_corpus_grid(command, v, &req->corpus.grid) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     req->sort = SORT_FILE;
     if ((v = a.value[OPT_SORT])) {

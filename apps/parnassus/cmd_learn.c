@@ -36,8 +36,6 @@ static const pn_cli_option learn_options[NUM_OPTIONS] = {
     [OPT_GRID] = {"grid", 1},     [OPT_NAME] = {"name", 1},         [OPT_ADD] = {"add", 1},
 };
 
-enum { MAX_GRID = 64 };
-
 static void print_help(void)
 {
     printf("usage: parnassus learn CORPUS -o RULES.json [options]\n"
@@ -71,7 +69,7 @@ static void print_help(void)
            "\n"
            "Options take their value as '--opt VALUE' or '--opt=VALUE'.\n"
            "Exit status: 0 success, 1 failure, 2 bad usage or bad input file.\n",
-           MAX_GRID);
+           PN_CLI_MAX_GRID);
 }
 
 typedef struct learn_request {
@@ -163,7 +161,7 @@ static int parse_request(int argc, char **argv, learn_request *req)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_SPLIT]) && pn_cli_corpus_split(command, v, &o->split) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
-    if ((v = a.value[OPT_GRID]) && pn_cli_corpus_grid(command, v, MAX_GRID, &o->grid) != PN_EXIT_OK)
+    if ((v = a.value[OPT_GRID]) && pn_cli_corpus_grid(command, v, &o->grid) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_NAME])) {
         if (strlen(v) > PN_RULES_NAME_MAX)

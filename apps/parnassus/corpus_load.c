@@ -42,7 +42,7 @@ int pn_cli_corpus_split(const char *command, const char *text, const char **out)
                               text);
 }
 
-int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int *out)
+int pn_cli_corpus_grid(const char *command, const char *text, int *out)
 {
     if (strcmp(text, "events") == 0) {
         *out = 0;
@@ -53,13 +53,13 @@ int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int 
     if (len >= 1 && strspn(text, "0123456789") == len) {
         errno = 0;
         const long g = strtol(text, NULL, 10);
-        if (errno == 0 && g <= max_grid) {
+        if (errno == 0 && g <= PN_CLI_MAX_GRID) {
             *out = (int)g;
             return PN_EXIT_OK;
         }
     }
-    return pn_cli_usage_error(command, "--grid must be events (or 0) or 1..%d (got '%s')", max_grid,
-                              text);
+    return pn_cli_usage_error(command, "--grid must be events (or 0) or 1..%d (got '%s')",
+                              PN_CLI_MAX_GRID, text);
 }
 
 int pn_cli_corpus_mode(const char *command, const char *text, pn_cli_mode_filter *out)

@@ -32,11 +32,13 @@ void pn_cli_corpus_options_default(pn_cli_corpus_options *o);
  * `command` and returns PN_EXIT_USAGE. */
 int pn_cli_corpus_split(const char *command, const char *text, const char **out);
 
+/* The coarsest --grid, in sixteenth notes (four bars of 4/4). */
+enum { PN_CLI_MAX_GRID = 64 };
+
 /* --grid: "events" or 0 (*out = 0, one step per change of sonority), or a
- * whole number 1..max_grid in decimal digits (one step every so many
- * sixteenth notes).
- * Returns as pn_cli_corpus_split() does. */
-int pn_cli_corpus_grid(const char *command, const char *text, int max_grid, int *out);
+ * whole number 1..PN_CLI_MAX_GRID in decimal digits (one step every so
+ * many sixteenth notes). Returns as pn_cli_corpus_split() does. */
+int pn_cli_corpus_grid(const char *command, const char *text, int *out);
 
 /* --mode: "major", "minor" or "any". Returns PN_EXIT_OK, or prints a
  * usage error for `command` and returns PN_EXIT_USAGE. */
