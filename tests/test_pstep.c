@@ -588,6 +588,44 @@ static void test_pstep_working_set_pricing(void **state)
     print_stats("p-step, working set and pricing", &st);
 }
 
+/* A realization spread over thousands of groups (consistent targets from
+ * a distribution over every input, a large lambda_p) is reached in fewer
+ * pricing rounds than one group per active row a round would allow: the
+ * rounds then add groups in proportion to the support
+ * (pn_pstep_round_add). Cold, so the working set starts empty and only
+ * pricing fills it. */
+static void test_pstep_wide_support_rounds(void **state)
+{
+    (void)state;
+    ts_rng rng;
+    ts_seed(&rng, 36);
+    pstats st = {0};
+    const int32_t sizes[4] = {24, 18, 14, 9};
+    pn_problem *prob = ts_random_problem(&rng, 60000, 4, sizes, TS_TARGETS_CONSISTENT, NULL);
+    pn_pstep *ps = NULL;
+    pn_error_info info;
+    assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
+    double *w = malloc((size_t)prob->num_rows * sizeof *w);
+    double *q = malloc((size_t)prob->num_groups * sizeof *q);
+    assert_true(w && q);
+    random_weights(&rng, prob, w);
+    solve_and_certify(ps, prob, w, 1e-2, q, &st, "wide support");
+    int64_t support = 0;
+    for (int64_t k = 0; k < prob->num_groups; ++k)
+        support += q[k] > 0.0;
+    const int64_t per_round = pn_pstep_max_add(ps->m_act);
+    print_message("wide support: %lld groups with mass, %d pricing rounds, %lld groups a round "
+                  "at first\n",
+                  (long long)support, ps->pricing_rounds, (long long)per_round);
+    assert_true(prob->num_groups > 4 * PN_PSTEP_WS_MARGIN); /* pricing fills the working set */
+    assert_true(support > 4 * per_round);
+    assert_true((int64_t)ps->pricing_rounds * per_round < support);
+    free(w);
+    free(q);
+    pn_pstep_free(ps);
+    pn_problem_free(prob);
+}
+
 /* The music-sized instance (K' = 1,249,781 groups, m = 2328): a few
  * p-steps at lambda_p > 0, certified over all groups. */
 static void test_pstep_music_like(void **state)
@@ -828,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_pstep_lambda_zero),
         cmocka_unit_test(test_pstep_artificial_consistent_rules),
         cmocka_unit_test(test_pstep_working_set_pricing),
+        cmocka_unit_test(test_pstep_wide_support_rounds),
         cmocka_unit_test(test_pstep_music_like),
         cmocka_unit_test(test_pstep_known_separating_sets),
         cmocka_unit_test(test_pstep_structure_kept_for_dropped_rules),

@@ -358,10 +358,10 @@ static void drop_unsupported(pn_pstep *ps)
 static pn_outcome solve_dual(pn_pstep *ps, const double *b, const double *w, double lambda,
                              double tol, int max_newton, int skip_first, int certify, int cold)
 {
-    const int64_t max_add = pn_pstep_max_add(ps->m_act);
     int exact = 0; /* the last restricted solve met tol */
     int was_loose = 0;
     for (int round = 0; round < MAX_ROUNDS; ++round) {
+        const int64_t max_add = pn_pstep_round_add(ps->m_act, ps->support_count);
         ps->pricing_rounds++;
         /* cold: after a loose round, the groups it left without mass go,
          * so the working set stays near the support instead of growing by

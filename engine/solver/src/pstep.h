@@ -35,9 +35,10 @@
  * factorised afresh (LAPACK dpotrf from serial OpenBLAS) after eliminating
  * the diagonal block of the rule with the most coupled rows (each group has
  * one row per rule, so that block is diagonal; only its Schur complement is
- * factorised). A full step is taken when it lowers F (it moves the support
- * in one jump, like a primal-dual active-set method), otherwise an exact
- * line search on the piecewise quadratic F.
+ * factorised). A full step is taken when it brings F under the largest of
+ * its last few values (it moves the support in one jump, like a
+ * primal-dual active-set method; pstep_newton.c), otherwise an exact line
+ * search on the piecewise quadratic F.
  *
  * Certificate: the primal KKT residual max_{q_j > 0} g_j - min_j g_j over
  * all groups (g the gradient of (8)), zero exactly at the optimum, and the
@@ -59,13 +60,22 @@ enum { PN_PSTEP_BLOCK = 2048 }; /* groups per call of the row sums */
  * allow that many at once). */
 enum { PN_PSTEP_LANES = PN_ROW_SUMS_LANES };
 
-/* Pricing adds at most max(m_act, PN_PSTEP_ADD_FLOOR) groups a round and
- * gathers PN_PSTEP_CAND_SLACK times that many candidates before it prunes
- * them. Problems of at most 4 PN_PSTEP_WS_MARGIN groups are solved with
- * all of them in the working set, and after new targets a working set of
- * at most 4 times its support plus 4 PN_PSTEP_WS_MARGIN groups is kept
- * whole (a larger one keeps only its groups with mass). */
-enum { PN_PSTEP_WS_MARGIN = 1024, PN_PSTEP_ADD_FLOOR = 512, PN_PSTEP_CAND_SLACK = 4 };
+/* Pricing adds at most max(m_act, PN_PSTEP_ADD_FLOOR) groups a round, or
+ * PN_PSTEP_ADD_PER_SUPPORTED per group of the current support when that
+ * is more, up to PN_PSTEP_ADD_GROWTH times the first figure
+ * (pn_pstep_round_add), and gathers PN_PSTEP_CAND_SLACK times that many
+ * candidates before it prunes them. Problems of at most 4
+ * PN_PSTEP_WS_MARGIN groups are solved with all of them in the working
+ * set, and after new targets a working set of at most 4 times its support
+ * plus 4 PN_PSTEP_WS_MARGIN groups is kept whole (a larger one keeps only
+ * its groups with mass). */
+enum {
+    PN_PSTEP_WS_MARGIN = 1024,
+    PN_PSTEP_ADD_FLOOR = 512,
+    PN_PSTEP_ADD_PER_SUPPORTED = 4,
+    PN_PSTEP_ADD_GROWTH = 4,
+    PN_PSTEP_CAND_SLACK = 4
+};
 
 /* Sets of kept rules remembered as separating every group: the selection
  * of a music set wanders among several such sets none of which contains

@@ -16,11 +16,28 @@ static inline int64_t pn_pstep_max_add(int32_t m_act)
     return m_act > PN_PSTEP_ADD_FLOOR ? (int64_t)m_act : PN_PSTEP_ADD_FLOOR;
 }
 
+/* The most groups the next pricing round adds, with `support` groups
+ * holding mass now. A realization whose support outgrows what one round
+ * adds (a context whose targets spread over thousands of sonorities) would
+ * otherwise take a round, and a pass over all groups, for every few
+ * hundred of them; sized by the support, such a round takes the groups
+ * the support is likely to grow by, while the usual supports of a few
+ * hundred groups keep the rounds as they were. */
+static inline int64_t pn_pstep_round_add(int32_t m_act, int64_t support)
+{
+    const int64_t base = pn_pstep_max_add(m_act);
+    int64_t add = PN_PSTEP_ADD_PER_SUPPORTED * support;
+    if (add < base)
+        add = base;
+    return add < PN_PSTEP_ADD_GROWTH * base ? add : PN_PSTEP_ADD_GROWTH * base;
+}
+
 /* Candidates a lane of a pass over all groups may hold at once (at most
- * PN_PSTEP_CAND_SLACK rounds' worth, and never more than G). */
+ * PN_PSTEP_CAND_SLACK of the largest rounds' worth, and never more than
+ * G). */
 static inline int64_t pn_pstep_lane_capacity(int32_t m, int64_t G)
 {
-    const int64_t cap = PN_PSTEP_CAND_SLACK * pn_pstep_max_add(m);
+    const int64_t cap = PN_PSTEP_CAND_SLACK * PN_PSTEP_ADD_GROWTH * pn_pstep_max_add(m);
     return cap < G ? cap : G;
 }
 

@@ -254,12 +254,47 @@ void pn_pstep_sync_ws(pn_pstep *ps)
         ps->ws_synced = end;
 }
 
-/* One Newton step from (nu, mu) along dir: the full step when it lowers F
- * (it moves the support in one jump; evaluated with the gradient at the
- * gauge-fixed point, which is then the next iterate as it is), otherwise
- * the exact minimiser along the line. Refreshes t and grad; returns F at
- * the new point. */
-static double newton_step(pn_pstep *ps, const double *b, const double *w, double lambda, double F)
+/* Newton steps before the current one whose F a full step may still
+ * stay under (a nonmonotone acceptance in the manner of Grippo, Lampariello
+ * and Lucidi): after new targets or a round of new groups the support has
+ * to move by hundreds of groups, and a full step that jumps most of the
+ * way is often a little above the F it starts from. Taking only steps
+ * that lower F, the solve went there in a run of line-searched steps of
+ * 0.3-0.5 each, one factorisation apiece; with a window of three, a
+ * context step takes about 7 % fewer Newton steps and 10 % less time
+ * (docs/benchmarks.md). The largest F over the window never rises, the
+ * exact line search still takes every other step, and the stopping test
+ * and the certificate are unchanged: the same optimum is reached. */
+enum { NONMONOTONE_WINDOW = 3 };
+
+/* The largest of F and the last NONMONOTONE_WINDOW values before it. */
+typedef struct recent_f {
+    double value[NONMONOTONE_WINDOW];
+    int count, next;
+} recent_f;
+
+static double recent_max(const recent_f *recent, double F)
+{
+    for (int h = 0; h < recent->count; ++h)
+        F = fmax(F, recent->value[h]);
+    return F;
+}
+
+static void recent_push(recent_f *recent, double F)
+{
+    recent->value[recent->next] = F;
+    recent->next = (recent->next + 1) % NONMONOTONE_WINDOW;
+    if (recent->count < NONMONOTONE_WINDOW)
+        recent->count++;
+}
+
+/* One Newton step from (nu, mu) along dir: the full step when it brings F
+ * under F_ref (it moves the support in one jump; evaluated with the
+ * gradient at the gauge-fixed point, which is then the next iterate as it
+ * is), otherwise the exact minimiser along the line. Refreshes t and grad;
+ * returns F at the new point. */
+static double newton_step(pn_pstep *ps, const double *b, const double *w, double lambda,
+                          double F_ref)
 {
     const int32_t ma = ps->m_act;
     double *nu = ps->nu_act, *grad = ps->grad, *dir = ps->dir;
@@ -268,7 +303,7 @@ static double newton_step(pn_pstep *ps, const double *b, const double *w, double
         nu_try[a] = nu[a] + dir[a];
     gauge_fix(ps, w, nu_try, &mu_try);
     const double F_full = dual_eval(ps, b, w, lambda, nu_try, mu_try, grad);
-    if (F_full < F) {
+    if (F_full < F_ref) {
         pn_linsys_trust_factor(ps->linsys);
         memcpy(nu, nu_try, (size_t)ma * sizeof *nu);
         ps->mu = mu_try;
@@ -296,6 +331,7 @@ pn_outcome pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, doubl
     pn_linsys_trust_factor(ps->linsys);
     pn_linsys_matrix hessian = newton_matrix(ps, w, lambda);
     double F = dual_eval(ps, b, w, lambda, nu, ps->mu, grad);
+    recent_f recent = {.count = 0};
     for (int it = 0; it < max_newton; ++it) {
         double gmax = 0.0;
         for (int32_t a = 0; a <= ma; ++a)
@@ -329,7 +365,9 @@ pn_outcome pn_pstep_newton(pn_pstep *ps, const double *b, const double *w, doubl
             ps->failure = "Newton found no descent direction";
             return PN_OUTCOME_P_SEARCH;
         }
-        F = newton_step(ps, b, w, lambda, F);
+        const double F_ref = recent_max(&recent, F);
+        recent_push(&recent, F);
+        F = newton_step(ps, b, w, lambda, F_ref);
     }
     return PN_OUTCOME_LIMIT;
 }
