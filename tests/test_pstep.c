@@ -590,10 +590,10 @@ static void test_pstep_working_set_pricing(void **state)
 
 /* A realization spread over thousands of groups (consistent targets from
  * a distribution over every input, a large lambda_p) is reached in fewer
- * pricing rounds than one group per active row a round would allow: the
- * rounds then add groups in proportion to the support
- * (pn_pstep_round_add). Cold, so the working set starts empty and only
- * pricing fills it. */
+ * pricing rounds than pn_pstep_max_add groups a round (here the floor of
+ * 512) would allow: the rounds then add groups in proportion to the
+ * support (pn_pstep_round_add). Cold, so the working set starts empty and
+ * only pricing fills it: every supported group was added by a round. */
 static void test_pstep_wide_support_rounds(void **state)
 {
     (void)state;
@@ -610,14 +610,14 @@ static void test_pstep_wide_support_rounds(void **state)
     assert_true(w && q);
     random_weights(&rng, prob, w);
     solve_and_certify(ps, prob, w, 1e-2, q, &st, "wide support");
-    int64_t support = 0;
-    for (int64_t k = 0; k < prob->num_groups; ++k)
-        support += q[k] > 0.0;
+    int64_t support = 0; /* merged groups with mass: what the rounds added */
+    for (int64_t p = 0; p < ps->ws_count; ++p)
+        support += ps->qt[p] > 0.0;
     const int64_t per_round = pn_pstep_max_add(ps->m_act);
     print_message("wide support: %lld groups with mass, %d pricing rounds, %lld groups a round "
                   "at first\n",
                   (long long)support, ps->pricing_rounds, (long long)per_round);
-    assert_true(prob->num_groups > 4 * PN_PSTEP_WS_MARGIN); /* pricing fills the working set */
+    assert_true(ps->J > 4 * PN_PSTEP_WS_MARGIN); /* pricing fills the working set */
     assert_true(support > 4 * per_round);
     assert_true((int64_t)ps->pricing_rounds * per_round < support);
     free(w);

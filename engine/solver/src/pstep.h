@@ -36,9 +36,9 @@
  * the diagonal block of the rule with the most coupled rows (each group has
  * one row per rule, so that block is diagonal; only its Schur complement is
  * factorised). A full step is taken when it brings F under the largest of
- * its last few values (it moves the support in one jump, like a
- * primal-dual active-set method; pstep_newton.c), otherwise an exact line
- * search on the piecewise quadratic F.
+ * its current value and the three before (it moves the support in one
+ * jump, like a primal-dual active-set method; pstep_newton.c), otherwise
+ * an exact line search on the piecewise quadratic F.
  *
  * Certificate: the primal KKT residual max_{q_j > 0} g_j - min_j g_j over
  * all groups (g the gradient of (8)), zero exactly at the optimum, and the

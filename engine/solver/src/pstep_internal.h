@@ -7,22 +7,23 @@
 
 #include "pstep.h"
 
-/* The most groups a pricing round adds: one per active row (the music
- * sets' supports hold a few hundred groups over 700-800 rows), and no
- * fewer than PN_PSTEP_ADD_FLOOR. More per round made each following
- * Newton solve dearer than the rounds it spared (docs/benchmarks.md). */
+/* The groups a pricing round adds at most while the support is small: one
+ * per active row (the music sets' supports hold a few hundred groups over
+ * 700-800 rows), and no fewer than PN_PSTEP_ADD_FLOOR. More per round made
+ * each following Newton solve dearer than the rounds it spared
+ * (docs/benchmarks.md); pn_pstep_round_add raises it for large supports. */
 static inline int64_t pn_pstep_max_add(int32_t m_act)
 {
     return m_act > PN_PSTEP_ADD_FLOOR ? (int64_t)m_act : PN_PSTEP_ADD_FLOOR;
 }
 
-/* The most groups the next pricing round adds, with `support` groups
- * holding mass now. A realization whose support outgrows what one round
- * adds (a context whose targets spread over thousands of sonorities) would
- * otherwise take a round, and a pass over all groups, for every few
- * hundred of them; sized by the support, such a round takes the groups
- * the support is likely to grow by, while the usual supports of a few
- * hundred groups keep the rounds as they were. */
+/* The most groups the next pricing round adds, `support` being the
+ * support of the last Newton step. A realization whose support outgrows
+ * what one round adds (a context whose targets spread over thousands of
+ * sonorities) would otherwise take a round, and a pass over all groups,
+ * for every few hundred of them; sized by the support, such a round takes
+ * the groups the support is likely to grow by. Rounds that start from a
+ * support under a quarter of pn_pstep_max_add add as many as before. */
 static inline int64_t pn_pstep_round_add(int32_t m_act, int64_t support)
 {
     const int64_t base = pn_pstep_max_add(m_act);

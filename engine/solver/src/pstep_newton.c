@@ -262,9 +262,13 @@ void pn_pstep_sync_ws(pn_pstep *ps)
  * that lower F, the solve went there in a run of line-searched steps of
  * 0.3-0.5 each, one factorisation apiece; with a window of three, a
  * context step takes about 7 % fewer Newton steps and 10 % less time
- * (docs/benchmarks.md). The largest F over the window never rises, the
- * exact line search still takes every other step, and the stopping test
- * and the certificate are unchanged: the same optimum is reached. */
+ * (docs/benchmarks.md). Unlike Grippo, Lampariello and Lucidi's rule no
+ * sufficient decrease is asked for: the strict test is enough here, since
+ * the largest F over the window never rises and every step not taken
+ * whole is the exact minimiser along the line. The stopping test and the
+ * certificate are unchanged, so the result meets the same tolerance. A
+ * run stopped by its step limit (a loose round) may end above the least F
+ * it passed; the next round continues from there. */
 enum { NONMONOTONE_WINDOW = 3 };
 
 /* The largest of F and the last NONMONOTONE_WINDOW values before it. */
