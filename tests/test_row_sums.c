@@ -211,6 +211,21 @@ static void test_threads_give_the_same_realization(void **state)
             assert_int_equal(pn_solver_update_settings(many, &s, &info), PN_OK);
             solve_identically(one, many, PN_START_WARM, prob->num_groups, prob->num_rows);
         }
+        /* a realization spread over thousands of sonorities (a large
+         * lambda_p): its pricing rounds grow with the support
+         * (pn_pstep_round_add), so the lanes gather and prune several
+         * times the candidates of a small support's rounds */
+        s.log2_lambda_w = 0.0;
+        s.lambda_p = 1e-2;
+        s.threads = 1;
+        assert_int_equal(pn_solver_update_settings(one, &s, &info), PN_OK);
+        s.threads = threads;
+        assert_int_equal(pn_solver_update_settings(many, &s, &info), PN_OK);
+        solve_identically(one, many, PN_START_WARM, prob->num_groups, prob->num_rows);
+        int64_t support = 0;
+        for (int64_t k = 0; k < prob->num_groups; ++k)
+            support += pn_solver_q(one)[k] > 0.0;
+        assert_true(support > PN_PSTEP_ADD_PER_SUPPORTED * pn_pstep_max_add(prob->num_rows));
         /* the thread count is fixed at creation */
         s.threads = 1;
         assert_int_equal(pn_solver_update_settings(many, &s, &info), PN_ERR_INVALID);
