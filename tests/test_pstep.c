@@ -552,38 +552,55 @@ static void test_pstep_artificial_consistent_rules(void **state)
  * above 4096): pricing and working-set growth are exercised. The
  * reference is a short accelerated run here (one-sided check and lower
  * bound), the certificate carries the weight. */
+/* A problem of 60,000 raw inputs over four rules, far more groups than
+ * the working set holds at once, with its p-step and room for w and q. */
+typedef struct pricing_case {
+    pn_problem *prob;
+    pn_pstep *ps;
+    double *w, *q;
+} pricing_case;
+
+static pricing_case pricing_case_open(ts_rng *rng, ts_targets targets)
+{
+    const int32_t sizes[4] = {24, 18, 14, 9};
+    pricing_case c = {ts_random_problem(rng, 60000, 4, sizes, targets, NULL), NULL, NULL, NULL};
+    assert_true(c.prob->num_groups > 4 * 4096);
+    pn_error_info info;
+    assert_int_equal(pn_pstep_create(c.prob, 1, &c.ps, &info), PN_OK);
+    c.w = malloc((size_t)c.prob->num_rows * sizeof *c.w);
+    c.q = malloc((size_t)c.prob->num_groups * sizeof *c.q);
+    assert_true(c.w && c.q);
+    return c;
+}
+
+static void pricing_case_close(pricing_case *c)
+{
+    free(c->w);
+    free(c->q);
+    pn_pstep_free(c->ps);
+    pn_problem_free(c->prob);
+}
+
 static void test_pstep_working_set_pricing(void **state)
 {
     (void)state;
     ts_rng rng;
     ts_seed(&rng, 34);
     pstats st = {0};
-    const int32_t sizes[4] = {24, 18, 14, 9};
     for (int rep = 0; rep < 2; ++rep) {
-        pn_problem *prob = ts_random_problem(&rng, 60000, 4, sizes,
-                                             rep ? TS_TARGETS_MIXED : TS_TARGETS_RANDOM, NULL);
-        assert_true(prob->num_groups > 4 * 4096);
-        pn_pstep *ps = NULL;
-        pn_error_info info;
-        assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
-        double *w = malloc((size_t)prob->num_rows * sizeof *w);
-        double *q = malloc((size_t)prob->num_groups * sizeof *q);
-        assert_true(w && q);
+        pricing_case c = pricing_case_open(&rng, rep ? TS_TARGETS_MIXED : TS_TARGETS_RANDOM);
         for (int k = 0; k < 5; ++k) {
             if (k == 3)
-                weights_with_zeros(&rng, prob, w);
+                weights_with_zeros(&rng, c.prob, c.w);
             else
-                random_weights(&rng, prob, w);
+                random_weights(&rng, c.prob, c.w);
             const double lambda = k == 4 ? 0.0 : lambdas[k % 3];
             char what[64];
-            snprintf(what, sizeof what, "K' = %lld, weights %d", (long long)prob->num_groups, k);
-            const double f = solve_and_certify(ps, prob, w, lambda, q, &st, what);
-            compare_with_reference(prob, w, lambda, f, &st, what, 100);
+            snprintf(what, sizeof what, "K' = %lld, weights %d", (long long)c.prob->num_groups, k);
+            const double f = solve_and_certify(c.ps, c.prob, c.w, lambda, c.q, &st, what);
+            compare_with_reference(c.prob, c.w, lambda, f, &st, what, 100);
         }
-        free(w);
-        free(q);
-        pn_pstep_free(ps);
-        pn_problem_free(prob);
+        pricing_case_close(&c);
     }
     print_stats("p-step, working set and pricing", &st);
 }
@@ -600,16 +617,10 @@ static void test_pstep_wide_support_rounds(void **state)
     ts_rng rng;
     ts_seed(&rng, 36);
     pstats st = {0};
-    const int32_t sizes[4] = {24, 18, 14, 9};
-    pn_problem *prob = ts_random_problem(&rng, 60000, 4, sizes, TS_TARGETS_CONSISTENT, NULL);
-    pn_pstep *ps = NULL;
-    pn_error_info info;
-    assert_int_equal(pn_pstep_create(prob, 1, &ps, &info), PN_OK);
-    double *w = malloc((size_t)prob->num_rows * sizeof *w);
-    double *q = malloc((size_t)prob->num_groups * sizeof *q);
-    assert_true(w && q);
-    random_weights(&rng, prob, w);
-    solve_and_certify(ps, prob, w, 1e-2, q, &st, "wide support");
+    pricing_case c = pricing_case_open(&rng, TS_TARGETS_CONSISTENT);
+    random_weights(&rng, c.prob, c.w);
+    solve_and_certify(c.ps, c.prob, c.w, 1e-2, c.q, &st, "wide support");
+    const pn_pstep *ps = c.ps;
     int64_t support = 0; /* merged groups with mass: what the rounds added */
     for (int64_t p = 0; p < ps->ws_count; ++p)
         support += ps->qt[p] > 0.0;
@@ -620,10 +631,7 @@ static void test_pstep_wide_support_rounds(void **state)
     assert_true(ps->J > 4 * PN_PSTEP_WS_MARGIN); /* pricing fills the working set */
     assert_true(support > 4 * per_round);
     assert_true((int64_t)ps->pricing_rounds * per_round < support);
-    free(w);
-    free(q);
-    pn_pstep_free(ps);
-    pn_problem_free(prob);
+    pricing_case_close(&c);
 }
 
 /* The music-sized instance (K' = 1,249,781 groups, m = 2328): a few
