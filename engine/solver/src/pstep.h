@@ -197,9 +197,10 @@ typedef struct pn_pstep {
     int32_t *cand;  /* J */
     double *cand_t; /* J */
     /* Groups that held mass in earlier solves (merged ids, a ring of at
-     * most pool_cap): rounds that pricing will follow anyway look for
-     * violators among them first, since the music keeps coming back to
-     * them; the final pricing of every solve still scans all groups. */
+     * most pool_cap): rounds that pricing will follow anyway, except the
+     * round after a loose one, look for violators among them first, since
+     * the music keeps coming back to them; the final pricing of every
+     * solve still scans all groups. */
     int32_t *pool;
     unsigned char *in_pool; /* J */
     int64_t pool_cap, pool_count, pool_next;
