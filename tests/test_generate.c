@@ -257,6 +257,35 @@ static void test_step_allocates_nothing(void **state)
 #endif
 }
 
+/* The shipped chorale-major (from PN_PRESETS); the test is skipped
+ * without it. */
+static pn_rule_set *read_chorale_major(void)
+{
+    const char *dir = getenv("PN_PRESETS");
+    if (!dir)
+        skip();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/chorale-major.json", dir);
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    return rs;
+}
+
+/* As the plugin and `sample` realize a set: its own lambda_p, one cold
+ * start. */
+static pn_settings single_start_settings(const pn_rule_set *rs, uint64_t seed)
+{
+    pn_settings st;
+    pn_settings_default(&st);
+    st.seed = seed;
+    st.lambda_p = rs->lambda_p;
+    st.restarts = 0;
+    st.grow_seeds = 0;
+    return st;
+}
+
 /* The selection trap on the default set. At seeds 15 and 18 an early
  * context step keeps 4 or 5 of the nine learned rules; left to the warm
  * start, the music stops following its context for many steps (with the
@@ -268,29 +297,15 @@ static void test_step_allocates_nothing(void **state)
 static void test_selection_trap_left(void **state)
 {
     (void)state;
-    const char *dir = getenv("PN_PRESETS");
-    if (!dir)
-        skip();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/chorale-major.json", dir);
-    pn_rule_set *rs = NULL;
+    pn_rule_set *rs = read_chorale_major();
     pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
-        fail_msg("%s", info.message);
     int learned = 0; /* the style core; the textbook rules are written by hand */
     for (int32_t r = 0; r < rs->num_rules; ++r)
         learned += !rs->rules[r].fixed;
     assert_int_equal(learned, 9);
     const uint64_t seeds[] = {15, 18};
     for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; ++k) {
-        pn_settings st;
-        pn_settings_default(&st);
-        st.seed = seeds[k];
-        /* as the plugin and `sample` realize it: the set's own lambda_p, one
-         * cold start */
-        st.lambda_p = rs->lambda_p;
-        st.restarts = 0;
-        st.grow_seeds = 0;
+        const pn_settings st = single_start_settings(rs, seeds[k]);
         pn_generator *gen = NULL;
         if (pn_generator_create(rs, &st, &gen, &info) != PN_OK)
             fail_msg("%s", info.message);
@@ -331,27 +346,16 @@ static void test_selection_trap_left(void **state)
  * many groups as a round may) the next round scans all groups instead of
  * the pool of earlier supports first. Pricing the pool first there gave
  * its few violators an exact solve that the next pass, finding a full
- * round more, made moot: these 40 steps took 2,534 Newton steps so, 2,375
- * now (every step meets the same tolerance, and the music is the same). */
+ * round more, made moot. These 40 steps took 2,534 Newton steps with the
+ * pool priced first and take 2,375 now (every step meets the same
+ * tolerance, and the music is the same); the bound lies between. */
 static void test_context_steps_newton(void **state)
 {
     (void)state;
-    const char *dir = getenv("PN_PRESETS");
-    if (!dir)
-        skip();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/chorale-major.json", dir);
-    pn_rule_set *rs = NULL;
+    pn_rule_set *rs = read_chorale_major();
     pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_read(path, &rs, &info) != PN_OK)
-        fail_msg("%s", info.message);
-    pn_settings st;
-    pn_settings_default(&st);
-    st.seed = 3;
-    st.lambda_p = rs->lambda_p;
-    st.restarts = 0;
-    st.grow_seeds = 0;
-    st.warm_pool = 0;
+    pn_settings st = single_start_settings(rs, 3);
+    st.warm_pool = 0; /* the plugin's context steps */
     pn_generator *gen = NULL;
     if (pn_generator_create(rs, &st, &gen, &info) != PN_OK)
         fail_msg("%s", info.message);
