@@ -548,10 +548,6 @@ static void test_pstep_artificial_consistent_rules(void **state)
     print_stats("p-step on A1, rules 1-2", &st);
 }
 
-/* More groups than the p-step keeps in its working set at once (K' well
- * above 4096): pricing and working-set growth are exercised. The
- * reference is a short accelerated run here (one-sided check and lower
- * bound), the certificate carries the weight. */
 /* A problem of 60,000 raw inputs over four rules, far more groups than
  * the working set holds at once, with its p-step and room for w and q. */
 typedef struct pricing_case {
@@ -581,6 +577,10 @@ static void pricing_case_close(pricing_case *c)
     pn_problem_free(c->prob);
 }
 
+/* More groups than the p-step keeps in its working set at once (K' well
+ * above 4096): pricing and working-set growth are exercised. The
+ * reference is a short accelerated run here (one-sided check and lower
+ * bound), the certificate carries the weight. */
 static void test_pstep_working_set_pricing(void **state)
 {
     (void)state;
