@@ -5,13 +5,15 @@
  * is read twice: as 4 voices on the default grid and as 1 voice on a grid of
  * 1..8 ticks (picked by the input size). It is also read by the onsets
  * reader, whose segments must be ordered in time, cover the song, and list
- * sorted, distinct notes with labels below the number of voices. Anything
- * else aborts. */
+ * sorted, distinct notes with labels below the number of voices, and by the
+ * note-event reader, whose events must be in time order within the song,
+ * with at least one note-on. Anything else aborts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "midi_file.h"
+#include "midi_notes.h"
 #include "midi_onsets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -83,8 +85,35 @@ static void read_onsets(const uint8_t *data, size_t size)
     pn_midi_onsets_free(o);
 }
 
+static void read_notes(const uint8_t *data, size_t size)
+{
+    pn_midi_notes *notes = NULL;
+    pn_error_info info;
+    pn_error err = pn_midi_read_notes_mem("input", data, size, &notes, &info);
+    if (err != PN_OK) {
+        require(notes == NULL);
+        require(err == PN_ERR_PARSE || err == PN_ERR_NOMEM);
+        require(strncmp(info.message, "input:", 6) == 0);
+        return;
+    }
+    require(notes != NULL && notes->division >= 1);
+    require(notes->count >= 1 && notes->count <= PN_MIDI_MAX_NOTE_EVENTS);
+    int ons = 0;
+    for (int32_t i = 0; i < notes->count; ++i) {
+        const pn_midi_note_event *e = &notes->events[i];
+        require(e->tick >= 0 && e->tick <= notes->length_ticks);
+        require(i == 0 || notes->events[i - 1].tick <= e->tick);
+        require(e->channel < 16 && e->key < 128 && e->on <= 1);
+        require(e->on ? e->velocity >= 1 && e->velocity <= 127 : e->velocity == 0);
+        ons += e->on;
+    }
+    require(ons >= 1);
+    pn_midi_notes_free(notes);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    read_notes(data, size);
     read_onsets(data, size);
     read_once(data, size, 4, 0);
     read_once(data, size, 1, 1 + (int)(size % 8));

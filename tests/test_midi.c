@@ -14,6 +14,7 @@
 #include <smf.h>
 
 #include "midi_file.h"
+#include "midi_notes.h"
 
 enum { K = 4, STEPS = 16, DIVISION = 480, GRID = DIVISION / 4 };
 
@@ -348,6 +349,53 @@ static void test_channels_format0(void **state)
     free(steps);
 }
 
+/* The same file as note events: in time order, file order at a tick, a
+ * note-on of velocity 0 read as a note-off; a file without a note-on and
+ * one in SMPTE time are refused, named. */
+static void test_note_events(void **state)
+{
+    (void)state;
+    pn_midi_notes *notes = NULL;
+    pn_error_info info;
+    if (pn_midi_read_notes_mem("f0.mid", format0, sizeof format0, &notes, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    assert_int_equal(notes->division, 96);
+    assert_int_equal(notes->length_ticks, 96);
+    static const pn_midi_note_event expect[] = {
+        {0, 5, 60, 1, 64}, {0, 0, 72, 1, 64},  {0, 1, 67, 1, 64}, {0, 3, 64, 1, 64},
+        {48, 0, 72, 0, 0}, {48, 0, 74, 1, 64}, {72, 0, 74, 0, 0}, {96, 5, 60, 0, 0},
+        {96, 1, 67, 0, 0}, {96, 3, 64, 0, 0},
+    };
+    assert_int_equal(notes->count, sizeof expect / sizeof expect[0]);
+    for (int i = 0; i < notes->count; ++i) {
+        const pn_midi_note_event *e = &notes->events[i], *x = &expect[i];
+        if (e->tick != x->tick || e->channel != x->channel || e->key != x->key || e->on != x->on ||
+            e->velocity != x->velocity)
+            fail_msg("event %d: tick %d channel %d key %d on %d velocity %d", i, e->tick,
+                     e->channel, e->key, e->on, e->velocity);
+    }
+    pn_midi_notes_free(notes);
+
+    unsigned char copy[sizeof format0];
+    memcpy(copy, format0, sizeof copy);
+    copy[12] = 0xE7; /* division: -25 frames a second, 40 ticks a frame */
+    copy[13] = 40;
+    assert_int_equal(pn_midi_read_notes_mem("smpte.mid", copy, sizeof copy, &notes, &info),
+                     PN_ERR_PARSE);
+    assert_null(notes);
+    assert_non_null(strstr(info.message, "smpte.mid: SMPTE time division"));
+    memcpy(copy, format0, sizeof copy);
+    for (size_t i = 22; i + 4 <= sizeof copy - 4; i += 4)
+        if ((copy[i + 1] & 0xF0) == 0x90)
+            copy[i + 3] = 0; /* every note-on now ends a note */
+    assert_int_equal(pn_midi_read_notes_mem("silent.mid", copy, sizeof copy, &notes, &info),
+                     PN_ERR_PARSE);
+    assert_null(notes);
+    assert_non_null(strstr(info.message, "silent.mid: the file holds no notes"));
+    assert_int_equal(pn_midi_read_notes(tmp_path("none.mid"), &notes, &info), PN_ERR_IO);
+    assert_null(notes);
+}
+
 static void expect_read_error(const char *name, const unsigned char *data, size_t size,
                               const char *phrase)
 {
@@ -505,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_fewer_voices),
         cmocka_unit_test(test_no_notes),
         cmocka_unit_test(test_channels_format0),
+        cmocka_unit_test(test_note_events),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_read_file_errors),
         cmocka_unit_test(test_writer_rejects),
