@@ -1,7 +1,7 @@
 /* Tests of the Markov-chain baseline (engine/music/src/markov.c): counts and
  * smoothing worked out by hand on a small corpus, transitions that stay
- * inside pieces, determinism per seed, and sampled transition frequencies
- * that follow the formula. */
+ * inside pieces, determinism per seed, sampled transition frequencies
+ * that follow the formula, and draws given one voice's pitch. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -193,6 +193,53 @@ static void test_sampled_frequencies(void **state)
     pn_markov_free(m);
 }
 
+/* Draws given one voice's pitch follow P(y | x) restricted to the states
+ * with that pitch: from B (row: A 1, C 1; kappa 1) given the soprano 72,
+ * A takes (1 + 2/8) and D takes 1/8 of 1 + 3/8, so 10/11 and 1/11; from
+ * no context the unigram's 2 : 1. */
+static void test_draw_given(void **state)
+{
+    (void)state;
+    pn_markov *m = learn(1.0);
+    const int32_t a = pn_markov_find(m, A), c = pn_markov_find(m, C), d = pn_markov_find(m, D),
+                  b = pn_markov_find(m, B);
+    pn_rng rng;
+    pn_rng_seed(&rng, 7);
+    enum { N = 110000 };
+    int from_b[2] = {0, 0}, from_none[2] = {0, 0};
+    for (int i = 0; i < N; ++i) {
+        const int32_t y = pn_markov_draw_given(m, b, 0, 72, &rng);
+        if (y != a && y != d)
+            fail_msg("draw %d given soprano 72 gave state %d", i, y);
+        from_b[y == d]++;
+        const int32_t z = pn_markov_draw_given(m, -1, 0, 72, &rng);
+        if (z != a && z != d)
+            fail_msg("draw %d without a context gave state %d", i, z);
+        from_none[z == d]++;
+    }
+    assert_near((double)from_b[1] / N, 1.0 / 11.0, 0.004);
+    assert_near((double)from_none[1] / N, 1.0 / 3.0, 0.006);
+    /* one state fits: always it; a rest is a pitch too */
+    for (int i = 0; i < 100; ++i) {
+        assert_int_equal(pn_markov_draw_given(m, a, 0, 69, &rng), c);
+        assert_int_equal(pn_markov_draw_given(m, a, 1, PN_REST, &rng), d);
+    }
+    /* nothing fits */
+    assert_int_equal(pn_markov_draw_given(m, a, 0, 60, &rng), -1);
+    assert_int_equal(pn_markov_draw_given(m, a, 4, 72, &rng), -1);
+    assert_int_equal(pn_markov_draw_given(m, a, -1, 72, &rng), -1);
+    assert_int_equal(pn_markov_draw_given(m, a, 0, 128, &rng), -1);
+    int low = 0, high = 0;
+    assert_true(pn_markov_voice_range(m, 0, &low, &high));
+    assert_int_equal(low, 69);
+    assert_int_equal(high, 72);
+    assert_true(pn_markov_voice_range(m, 1, &low, &high)); /* D's rest left out */
+    assert_int_equal(low, 64);
+    assert_int_equal(high, 67);
+    assert_false(pn_markov_voice_range(m, 4, &low, &high));
+    pn_markov_free(m);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -222,7 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts),      cmocka_unit_test(test_smoothing),
         cmocka_unit_test(test_determinism), cmocka_unit_test(test_sampled_frequencies),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_draw_given),  cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

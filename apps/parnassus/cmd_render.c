@@ -17,6 +17,7 @@
 
 #include "lv2host.h"
 #include "midi_events.h"
+#include "midi_notes.h"
 #include "options.h"
 #include "uris.h"
 
@@ -33,6 +34,7 @@ enum {
     OPT_SEED,
     OPT_BUNDLE,
     OPT_OUTPUT,
+    OPT_MIDI_IN_FILE,
     NUM_OPTIONS
 };
 
@@ -47,6 +49,7 @@ static const pn_cli_option render_options[NUM_OPTIONS] = {
     [OPT_SEED] = {"seed", 1},
     [OPT_BUNDLE] = {"bundle", 1},
     [OPT_OUTPUT] = {"output", 1},
+    [OPT_MIDI_IN_FILE] = {"midi-in-file", 1},
 };
 
 enum {
@@ -62,7 +65,8 @@ typedef struct render_request {
     int beats_per_bar;
     double rate;
     int block;
-    const char *preset, *rules, *seed, *bundle, *output;
+    int bars_given; /* --bars given: else a --midi-in-file sets the length */
+    const char *preset, *rules, *seed, *bundle, *output, *midi_in;
     const char *sets[MAX_SETS]; /* "SYMBOL=VALUE" */
     int num_sets;
 } render_request;
@@ -77,7 +81,8 @@ static void print_help(void)
            "\n"
            "options:\n"
            "  -o, --output OUT     the MIDI file to write (required)\n"
-           "  --bars N             bars to play, 1..10000 (default 16)\n"
+           "  --bars N             bars to play, 1..10000 (default 16, or as many as the\n"
+           "                       --midi-in-file lasts)\n"
            "  --bpm B              tempo in quarter notes per minute, 20..400 (default 120)\n"
            "  --beats-per-bar N    1..32 (default 4)\n"
            "  --rate R             sample rate, 8000..384000 (default 48000)\n"
@@ -87,6 +92,10 @@ static void print_help(void)
            "  --preset NAME        apply a preset first, by label or URI (e.g. Strict)\n"
            "  --rules FILE         play this rule set (sent as patch:Set)\n"
            "  --seed S             the plugin's seed, 1..%d (0: from the clock)\n"
+           "  --midi-in-file FILE  play the notes of FILE (.mid) into the plugin's control\n"
+           "                       port as a keyboard would, on their beats at --bpm from\n"
+           "                       bar 1; with --set input_mode=1 (2) the key held\n"
+           "                       becomes the soprano (bass) of each step\n"
            "  --bundle DIR         the parnassus.lv2 bundle to load (default: LV2_PATH,\n"
            "                       else the build tree's, else the standard LV2 path)\n"
            "  -h, --help           show this help\n"
@@ -156,6 +165,7 @@ static int parse_request(int argc, char **argv, render_request *req)
     if ((v = a.value[OPT_BARS]) &&
         pn_cli_int(command, "bars", v, 1, 10000, &req->bars) != PN_EXIT_OK)
         return PN_EXIT_USAGE;
+    req->bars_given = v != NULL;
     if ((v = a.value[OPT_BPM]) && pn_cli_real(command, "bpm", v, 20.0, 400.0, &req->bpm) != 0)
         return PN_EXIT_USAGE;
     if ((v = a.value[OPT_BEATS_PER_BAR]) &&
@@ -176,6 +186,7 @@ static int parse_request(int argc, char **argv, render_request *req)
     req->preset = a.value[OPT_PRESET];
     req->rules = a.value[OPT_RULES];
     req->bundle = a.value[OPT_BUNDLE];
+    req->midi_in = a.value[OPT_MIDI_IN_FILE];
     return pn_cli_check_output(command, "output", req->output);
 }
 
@@ -311,17 +322,50 @@ static int setup(pnh_host *h, const render_request *req)
     return PN_EXIT_OK;
 }
 
+/* ---- a MIDI file played into the control port ---- */
+
+typedef struct keyboard {
+    const pn_midi_notes *notes; /* NULL: none */
+    double frames_per_tick;     /* at the render's tempo and rate */
+    int32_t next;               /* the first event not queued yet */
+    long played;                /* note-ons queued */
+} keyboard;
+
+static int64_t key_frame(const keyboard *kb, int32_t i)
+{
+    return llround((double)kb->notes->events[i].tick * kb->frames_per_tick);
+}
+
+/* Queues the events due before frame `end` for the block that starts at
+ * `start`; one the host's queue has no room for goes into the next block. */
+static void queue_keys(pnh_host *h, keyboard *kb, int64_t start, int64_t end)
+{
+    for (; kb->notes && kb->next < kb->notes->count; kb->next++) {
+        const int64_t frame = key_frame(kb, kb->next);
+        if (frame >= end)
+            return;
+        const pn_midi_note_event *e = &kb->notes->events[kb->next];
+        const uint8_t bytes[3] = {(uint8_t)((e->on ? 0x90 : 0x80) | e->channel), e->key,
+                                  e->on ? e->velocity : 64};
+        pn_error_info info;
+        if (pnh_queue_midi(h, frame > start ? frame - start : 0, bytes, 3, &info) != PN_OK)
+            return;
+        kb->played += e->on;
+    }
+}
+
 /* Plays `total` frames with the transport rolling, then a last block with
  * the transport stopped and the plugin disabled, whose note-offs are put
  * at the end. The plugin plays on through a stop when it follows only the
  * host's tempo or its own (sync 1 and 2): disabling it is what ends its
  * notes there, and keeps it from starting a step after the end. */
-static int play(pnh_host *h, const render_request *req, int64_t total, capture *cap)
+static int play(pnh_host *h, const render_request *req, int64_t total, capture *cap, keyboard *kb)
 {
     pn_error_info info = {PN_OK, ""};
     cap->clamp = -1;
     for (int64_t done = 0; done < total;) {
         uint32_t n = (uint32_t)(total - done < req->block ? total - done : req->block);
+        queue_keys(h, kb, done, done + n);
         if (pnh_run(h, n, on_event, cap, &info) < 0) {
             fprintf(stderr, "parnassus render: %s\n", info.message);
             return PN_EXIT_FAILURE;
@@ -384,7 +428,7 @@ static void print_summary(const pnh_host *h, const render_request *req, int64_t 
     printf("wrote %s\n", req->output);
 }
 
-static int run(const render_request *req)
+static int run(const render_request *req, const pn_midi_notes *notes)
 {
     char bundle_buf[PATH_MAX];
     const char *bundle =
@@ -414,9 +458,16 @@ static int run(const render_request *req)
     cap.urid = pnh_map(h, LV2_ATOM__URID);
     const int64_t total =
         llround((double)req->bars * req->beats_per_bar * req->rate * 60.0 / req->bpm);
+    keyboard kb = {notes, 0.0, 0, 0};
+    if (notes)
+        kb.frames_per_tick = 60.0 / req->bpm * req->rate / notes->division;
     int rc = setup(h, req);
+    if (rc == PN_EXIT_OK && notes && pnh_get_control(h, "input_mode") < 0.5f)
+        fprintf(stderr, "parnassus render: note: input_mode is off, so the plugin plays on "
+                        "without harmonizing the keys of --midi-in-file (--set input_mode=1: "
+                        "the key held is the soprano, 2: the bass)\n");
     if (rc == PN_EXIT_OK)
-        rc = play(h, req, total, &cap);
+        rc = play(h, req, total, &cap, &kb);
     /* A render is clean or it is not written: with --rules, an error is
      * most likely that file (the plugin names it). */
     if (rc == PN_EXIT_OK && pnh_log_errors(h) > 0) {
@@ -425,8 +476,17 @@ static int run(const render_request *req)
     }
     if (rc == PN_EXIT_OK)
         rc = write_midi(req, total, &cap);
-    if (rc == PN_EXIT_OK)
+    if (rc == PN_EXIT_OK) {
         print_summary(h, req, total, &cap);
+        if (notes) {
+            long ons = 0;
+            for (int32_t i = 0; i < notes->count; ++i)
+                ons += notes->events[i].on;
+            printf("played %ld of the %ld notes of %s into the control port", kb.played, ons,
+                   req->midi_in);
+            printf(kb.played < ons ? " (the others start after the last bar)\n" : "\n");
+        }
+    }
     pnh_free(h);
     free(cap.events);
     return rc;
@@ -438,5 +498,20 @@ int pn_cmd_render(int argc, char **argv)
     int rc = parse_request(argc, argv, &req);
     if (rc != PN_EXIT_OK)
         return rc < 0 ? PN_EXIT_OK : rc;
-    return run(&req);
+    pn_midi_notes *notes = NULL;
+    if (req.midi_in) {
+        pn_error_info info = {PN_OK, ""};
+        if (pn_midi_read_notes(req.midi_in, &notes, &info) != PN_OK) {
+            fprintf(stderr, "parnassus render: --midi-in-file: %s\n", info.message);
+            return info.code == PN_ERR_NOMEM ? PN_EXIT_FAILURE : PN_EXIT_USAGE;
+        }
+        if (!req.bars_given) { /* as many bars as the file lasts */
+            const double beats = (double)notes->length_ticks / notes->division;
+            const double bars = ceil(beats / req.beats_per_bar);
+            req.bars = bars < 1.0 ? 1 : bars > 10000.0 ? 10000 : (int)bars;
+        }
+    }
+    rc = run(&req, notes);
+    pn_midi_notes_free(notes);
+    return rc;
 }

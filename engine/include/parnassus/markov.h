@@ -64,6 +64,18 @@ double pn_markov_prob(const pn_markov *m, int32_t x, int32_t y);
  * Deterministic for the generator's state. */
 int32_t pn_markov_draw(const pn_markov *m, int32_t x, pn_rng *rng);
 
+/* The same given that voice `voice` (0-based) of the state drawn sounds
+ * `pitch` (PN_REST for a rest): a draw from P(y | x) restricted to those
+ * states and renormalised, the row's transitions and the unigram share
+ * keeping their weights c(x, y) and kappa P(y). -1 when no state has that
+ * pitch in that voice, or the voice is out of range. O(states) a draw:
+ * it harmonizes a melody (parnassus baseline --midi-in-file). */
+int32_t pn_markov_draw_given(const pn_markov *m, int32_t x, int voice, int pitch, pn_rng *rng);
+
+/* The lowest and highest pitch voice `voice` sounds in any state (rests
+ * left out); 0 when it never sounds or the voice is out of range. */
+int pn_markov_voice_range(const pn_markov *m, int voice, int *low, int *high);
+
 #ifdef __cplusplus
 }
 #endif

@@ -354,3 +354,73 @@ int32_t pn_markov_draw(const pn_markov *m, int32_t x, pn_rng *rng)
     }
     return (int32_t)search(m->uni_cum, m->num_states, below(uniform(rng), m->num_events));
 }
+
+static int voice_is(const pn_markov *m, int32_t y, int voice, int pitch)
+{
+    return m->states[(size_t)y * (size_t)m->k + (size_t)voice] == pitch;
+}
+
+int32_t pn_markov_draw_given(const pn_markov *m, int32_t x, int voice, int pitch, pn_rng *rng)
+{
+    if (voice < 0 || voice >= m->k || pitch < PN_REST || pitch > 127)
+        return -1;
+    const int64_t cx = pn_markov_source_count(m, x);
+    /* the two parts of the restricted mass, in counts: the row's
+     * transitions to such states, and the unigram's events of them */
+    int64_t row_part = 0, uni_part = 0;
+    const int64_t start = cx > 0 ? m->row[x] : 0, end = cx > 0 ? m->row[x + 1] : 0;
+    for (int64_t i = start; i < end; ++i)
+        if (voice_is(m, m->target[i], voice, pitch))
+            row_part += m->cum[i] - (i > start ? m->cum[i - 1] : 0);
+    for (int32_t y = 0; y < m->num_states; ++y)
+        if (voice_is(m, y, voice, pitch))
+            uni_part += m->unigram[y];
+    if (uni_part == 0)
+        return -1; /* every state in a row is also in the unigram */
+    /* P(y | x) (c(x) + kappa) = c(x, y) + kappa u(y) / N; without a row,
+     * the unigram alone */
+    const double kappa = cx > 0 ? m->kappa : 1.0;
+    const double uni_weight = kappa * (double)uni_part / (double)m->num_events;
+    const double v = uniform(rng) * ((double)row_part + uni_weight);
+    if (v < (double)row_part) {
+        int64_t r = below(v / (double)row_part, row_part);
+        for (int64_t i = start; i < end; ++i) {
+            if (!voice_is(m, m->target[i], voice, pitch))
+                continue;
+            const int64_t c = m->cum[i] - (i > start ? m->cum[i - 1] : 0);
+            if (r < c)
+                return m->target[i];
+            r -= c;
+        }
+    }
+    int64_t r = below(uniform(rng), uni_part);
+    int32_t last = -1;
+    for (int32_t y = 0; y < m->num_states; ++y) {
+        if (!voice_is(m, y, voice, pitch))
+            continue;
+        last = y;
+        if (r < m->unigram[y])
+            return y;
+        r -= m->unigram[y];
+    }
+    return last;
+}
+
+int pn_markov_voice_range(const pn_markov *m, int voice, int *low, int *high)
+{
+    if (voice < 0 || voice >= m->k)
+        return 0;
+    int lo = 128, hi = -1;
+    for (int32_t y = 0; y < m->num_states; ++y) {
+        const int p = m->states[(size_t)y * (size_t)m->k + (size_t)voice];
+        if (p < 0)
+            continue;
+        lo = p < lo ? p : lo;
+        hi = p > hi ? p : hi;
+    }
+    if (hi < 0)
+        return 0;
+    *low = lo;
+    *high = hi;
+    return 1;
+}
