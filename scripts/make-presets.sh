@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the learned presets (docs/presets.md) from the JSB chorales:
-#   presets/chorale-major.json, presets/chorale-minor.json, presets/mixed.json
+#   presets/chorale-major.json, presets/chorale-minor.json, presets/mixed.json,
+#   presets/chorale-major-beats.json, presets/chorale-minor-beats.json
 # Only the chorales' train split is learned from: the valid split stays the
 # reference they are measured against (parnassus evaluate). The textbook
 # rules (presets/textbook-major.json, textbook-minor.json) and
@@ -44,4 +45,11 @@ fi
 # end the music borrows the third, sixth and leading tone of C minor.
 "$PN" learn "$CHORALES" --split train --mode major --tonic C --name mixed \
     --add presets/textbook-minor.json -o presets/mixed.json
-echo "wrote presets/chorale-major.json presets/chorale-minor.json presets/mixed.json" >&2
+# the same read on the quarter notes (one step every 4 sixteenths, held
+# chords counted): for harmonizing a melody one chord a quarter note
+"$PN" learn "$CHORALES" --split train --mode major --tonic C --grid 4 --name chorale-major-beats \
+    --add presets/textbook-major.json -o presets/chorale-major-beats.json
+"$PN" learn "$CHORALES" --split train --mode minor --tonic C --grid 4 --name chorale-minor-beats \
+    --add presets/textbook-minor.json -o presets/chorale-minor-beats.json
+echo "wrote presets/chorale-major.json presets/chorale-minor.json presets/mixed.json" \
+    "presets/chorale-major-beats.json presets/chorale-minor-beats.json" >&2

@@ -37,7 +37,7 @@ root=$(cd "$here/.." && pwd)
 rules_src=$root/presets
 
 # The presets of ttl/presets.ttl.in, by label.
-preset_labels=("Strict" "Balanced" "Liberal" "Chorale major" "Chorale minor" "Textbook major" "Textbook minor" "Mixed modes" "Pedagogical")
+preset_labels=("Strict" "Balanced" "Liberal" "Chorale major" "Chorale minor" "Textbook major" "Textbook minor" "Mixed modes" "Pedagogical" "Harmonize major" "Harmonize minor")
 required_features=("http://lv2plug.in/ns/ext/urid#map" "http://lv2plug.in/ns/ext/worker#schedule")
 # Shared libraries the plugin may need at run time (extended regexps, whole
 # name). OpenBLAS must not be one: the serial static library is linked in.

@@ -204,6 +204,59 @@ static void test_chorale_minor(void **state)
     pn_rule_set_free(rs);
 }
 
+/* The target of `value` of rule `name` after the sonority `previous`. */
+static double target_after(const pn_rule_set *rs, const char *name, const char *value,
+                           const int *previous)
+{
+    const int32_t m = pn_rule_set_num_rows(rs);
+    double *b = malloc((size_t)m * sizeof *b);
+    assert_non_null(b);
+    pn_error_info info = {PN_OK, ""};
+    assert_int_equal(pn_rule_set_targets(rs, previous, b, &info), PN_OK);
+    int32_t start = 0, r = 0;
+    while (strcmp(rs->rules[r].name, name) != 0)
+        start += pn_feature_table_size(rs->rules[r++].table);
+    int32_t cell = -1;
+    if (pn_feature_find_value(rs->rules[r].table, value, &cell, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const double target = b[start + cell];
+    free(b);
+    return target;
+}
+
+/* The chorale sets read on the quarter notes: the same rules, contexts and
+ * registers, learned with a held chord counted as a step, so after a tonic
+ * chord the bass stays where it is far more often than from one change of
+ * sonority to the next, where it stays only under moving upper voices
+ * (major 0.65 against 0.22, minor 0.43 against 0.17). */
+static void test_chorale_beats(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"major", "minor"};
+    static const int tonic[4] = {72, 67, 64, 48}, tonic_minor[4] = {72, 67, 63, 48};
+    for (int i = 0; i < 2; ++i) {
+        char file[64], name[64];
+        snprintf(file, sizeof file, "chorale-%s-beats.json", modes[i]);
+        snprintf(name, sizeof name, "chorale-%s-beats", modes[i]);
+        pn_rule_set *rs = read_preset(file);
+        snprintf(file, sizeof file, "chorale-%s.json", modes[i]);
+        pn_rule_set *events = read_preset(file);
+        assert_string_equal(rs->name, name);
+        check_chorale_registers(rs);
+        check_core_and_textbook(rs);
+        check_after_c_major(rs);
+        const int *chord = i == 0 ? tonic : tonic_minor;
+        const double held = target_after(rs, "bass", "48", chord);
+        const double moved = target_after(events, "bass", "48", chord);
+        if (!(held > 2.0 * moved))
+            fail_msg("%s: the bass stays on C after the tonic chord with %g, the events' set "
+                     "with %g",
+                     name, held, moved);
+        pn_rule_set_free(events);
+        pn_rule_set_free(rs);
+    }
+}
+
 /* The major core with the minor textbook rules: they disagree on the third. */
 static void test_mixed(void **state)
 {
@@ -261,7 +314,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chorale_major), cmocka_unit_test(test_chorale_minor),
         cmocka_unit_test(test_mixed),         cmocka_unit_test(test_textbook),
-        cmocka_unit_test(test_pedagogical),
+        cmocka_unit_test(test_pedagogical),   cmocka_unit_test(test_chorale_beats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
