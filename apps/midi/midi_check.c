@@ -3,6 +3,8 @@
  * chunk framing and every event of every track. */
 #include "midi_check.h"
 
+#include "parnassus/file.h"
+
 #include <string.h>
 
 /* Longest track: every delta time fits the 4-byte variable-length
@@ -156,6 +158,24 @@ pn_error pn_midi_check_file(const char *name, const unsigned char *d, size_t siz
     if (found < ntracks)
         return pn_fail(info, PN_ERR_PARSE, "%s: truncated file: %u of %u tracks present", name,
                        found, ntracks);
+    return PN_OK;
+}
+
+pn_error pn_midi_load_smf(const char *name, const void *data, size_t size, smf_t **smf,
+                          pn_error_info *info)
+{
+    *smf = NULL;
+    if (size > PN_FILE_MAX_BYTES)
+        return pn_fail(info, PN_ERR_PARSE, "%s: larger than the limit of %zu MiB", name,
+                       PN_FILE_MAX_BYTES >> 20);
+    pn_error err = pn_midi_check_file(name, data, size, info);
+    if (err != PN_OK)
+        return err;
+    /* libsmf reports what it rejects through GLib's log (stderr). */
+    *smf = smf_load_from_memory(data, (int)size);
+    if (!*smf)
+        return pn_fail(info, PN_ERR_PARSE, "%s: malformed MIDI file (libsmf could not parse it)",
+                       name);
     return PN_OK;
 }
 

@@ -100,17 +100,10 @@ pn_error pn_midi_read_notes_mem(const char *name, const void *data, size_t size,
     if (!out || (!data && size))
         return pn_fail(info, PN_ERR_INVALID, "%s: NULL argument", name);
     *out = NULL;
-    if (size > PN_FILE_MAX_BYTES)
-        return pn_fail(info, PN_ERR_PARSE, "%s: larger than the limit of %zu MiB", name,
-                       PN_FILE_MAX_BYTES >> 20);
-    pn_error err = pn_midi_check_file(name, data, size, info);
+    smf_t *smf = NULL;
+    pn_error err = pn_midi_load_smf(name, data, size, &smf, info);
     if (err != PN_OK)
         return err;
-    /* libsmf reports what it rejects through GLib's log (stderr). */
-    smf_t *smf = smf_load_from_memory(data, (int)size);
-    if (!smf)
-        return pn_fail(info, PN_ERR_PARSE, "%s: malformed MIDI file (libsmf could not parse it)",
-                       name);
     pn_midi_notes *notes = calloc(1, sizeof *notes);
     err = notes ? read_smf(name, smf, notes, info)
                 : pn_fail(info, PN_ERR_NOMEM, "%s: out of memory", name);

@@ -253,17 +253,10 @@ pn_error pn_midi_read_voices_mem(const char *name, const void *data, size_t size
     if (k < 1 || k > PN_MIDI_MAX_VOICES)
         return pn_fail(info, PN_ERR_INVALID, "%s: number of voices %d not in 1..%d", name, k,
                        PN_MIDI_MAX_VOICES);
-    if (size > PN_FILE_MAX_BYTES) /* also keeps it within libsmf's int length */
-        return pn_fail(info, PN_ERR_PARSE, "%s: larger than the limit of %zu MiB", name,
-                       PN_FILE_MAX_BYTES >> 20);
-    pn_error err = pn_midi_check_file(name, data, size, info);
+    smf_t *smf = NULL;
+    pn_error err = pn_midi_load_smf(name, data, size, &smf, info);
     if (err != PN_OK)
         return err;
-    /* libsmf reports what it rejects through GLib's log (stderr). */
-    smf_t *smf = smf_load_from_memory(data, (int)size);
-    if (!smf)
-        return pn_fail(info, PN_ERR_PARSE, "%s: malformed MIDI file (libsmf could not parse it)",
-                       name);
     err = read_smf(name, smf, k, grid_ticks, steps, num_steps, meta, info);
     smf_delete(smf);
     return err;
