@@ -484,7 +484,7 @@ static int run(const render_request *req, const pn_midi_notes *notes)
                 ons += notes->events[i].on;
             printf("played %ld of the %ld notes of %s into the control port", kb.played, ons,
                    req->midi_in);
-            printf(kb.played < ons ? " (the others start after the last bar)\n" : "\n");
+            fputs(kb.played < ons ? " (the others start after the last bar)\n" : "\n", stdout);
         }
     }
     pnh_free(h);
