@@ -4,7 +4,8 @@
 # docs/cli.md): a hand-made melody in quarter notes, with a rest and a note
 # above the soprano's range, harmonized one sonority a quarter. Every step
 # with a key held has the key on top (moved by octaves into the range),
-# four voices, and the rest is silent; a melody in G with --key / the key
+# four voices, and the rest is silent (also with the preset Harmonize
+# major, which sets it all up); a melody in G with --key / the key
 # port G comes out in G; without input mode the plugin plays on and says
 # so; bad files and options get their status and message. Read back with
 # Python's mido.
@@ -98,6 +99,12 @@ run_pn 0 "render the melody in G" render --bundle "$BUNDLE" --midi-in-file "$TMP
     --set input_mode=1 --set division=2 --set key=7 --set channel_per_voice=1 --seed 3 \
     -o "$TMP/plugin-g.mid"
 check_take "render in G: the melody on top" "$TMP/plugin-g.mid" "$WANT_G"
+
+# the preset sets it all up: input mode, quarter notes, the quarter-note set
+run_pn 0 "render with the preset Harmonize major" render --bundle "$BUNDLE" --preset "Harmonize major" \
+    --midi-in-file "$TMP/melody.mid" --set channel_per_voice=1 --seed 3 -o "$TMP/preset.mid"
+check "the preset: no note about input mode" test ! -s "$ERR"
+check_take "the preset: the melody on top" "$TMP/preset.mid" "$WANT"
 
 run_pn 0 "render one bar" render --bundle "$BUNDLE" --midi-in-file "$TMP/melody.mid" --bars 1 \
     --set input_mode=1 --set division=2 -o "$TMP/one.mid"
