@@ -3,8 +3,8 @@
  * Any input must either fail with a parse error whose message names the
  * input, or give a rule set whose targets are a distribution per rule, also
  * after smoothing toward the back-off for every listed context (huge
- * smoothing and counts once gave NaN there). Anything else aborts, so the
- * fuzzer reports it.
+ * smoothing and counts once gave NaN there), and whose constraints can be
+ * checked. Anything else aborts, so the fuzzer reports it.
  *
  * Parsing builds every feature's value table, which for a large space takes
  * up to seconds (the feature module allows 2^27 window combinations). To
@@ -109,6 +109,27 @@ static void require_smoothed(const pn_rule *rule, int32_t m)
     free(out);
 }
 
+/* Every "known" constraint names a rule of the set, and the set's checks
+ * of the lowest and highest sonority and of the move between them
+ * (constraints on a move, and on the sonority alone) answer 0 or 1. */
+static void require_constraints(const pn_rule_set *rs)
+{
+    int low[PN_SPACE_MAX_VOICES], high[PN_SPACE_MAX_VOICES];
+    for (int v = 0; v < rs->space.num_voices; ++v) {
+        low[v] = rs->space.low[v];
+        high[v] = rs->space.high[v];
+    }
+    for (int32_t i = 0; i < rs->num_constraints; ++i) {
+        const pn_constraint *c = &rs->constraints[i];
+        if (c->kind == PN_CONSTRAINT_KNOWN)
+            require(c->rule >= 0 && c->rule < rs->num_rules);
+        else
+            require(c->rule == -1);
+    }
+    const int a = pn_rule_set_allows(rs, NULL, low), b = pn_rule_set_allows(rs, low, high);
+    require((a == 0 || a == 1) && (b == 0 || b == 1));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (space_size(data, size) > MAX_SONORITIES)
@@ -138,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require_distribution(rule->target, m);
         require_smoothed(rule, m);
     }
+    require_constraints(rs);
     pn_rule_set_free(rs);
     return 0;
 }

@@ -1,8 +1,8 @@
 /* Tests of rule-set constraints (docs/rule-format.md, "Constraints"):
  * reading them and their errors, the moves each kind forbids and allows
- * (checked by hand), the writer's round trip, and draws conditioned on
- * them (a generator's draws never break a constraint its realization
- * could keep). */
+ * (checked by hand), the values "known" keeps to, the writer's round trip,
+ * and draws conditioned on them (a generator's draws never break a
+ * constraint its realization could keep). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +140,47 @@ static void test_hidden_moves(void **state)
     pn_rule_set_free(rs);
 }
 
+/* "known": the next sonority's value of the named rule is one its targets
+ * give mass, at the first step as after one. */
+static void test_known_values(void **state)
+{
+    (void)state;
+    pn_rule_set *rs = parse_ok("{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"bass\"}");
+    const pn_constraint *c = &rs->constraints[0];
+    assert_int_equal(c->kind, PN_CONSTRAINT_KNOWN);
+    assert_int_equal(c->rule, 0);
+    assert_int_equal(c->num_pairs, 0);
+    assert_string_equal(pn_constraint_kind_name(c->kind), "known");
+    const int on_c[4] = {67, 64, 60, 48}, on_g[4] = {67, 62, 59, 55}, on_d[4] = {69, 65, 62, 50};
+    const int rest[4] = {67, 64, 60, -1};
+    assert_true(pn_rule_set_allows(rs, NULL, on_c)); /* the bass rule's targets: C and G */
+    assert_true(pn_rule_set_allows(rs, NULL, on_g));
+    assert_false(pn_rule_set_allows(rs, NULL, on_d)); /* D: target 0, at the first step too */
+    assert_false(pn_rule_set_allows(rs, on_c, on_d));
+    assert_false(pn_rule_set_allows(rs, NULL, rest)); /* a rest is a value with target 0 */
+    assert_true(pn_constraint_holds(rs, c, on_g, on_c));
+    /* after the targets change, the constraint follows them (learning
+     * replaces a rule's targets) */
+    int32_t cell_c, cell_d;
+    assert_int_equal(pn_feature_cell_of(rs->rules[0].table, on_c, &cell_c, NULL), PN_OK);
+    assert_int_equal(pn_feature_cell_of(rs->rules[0].table, on_d, &cell_d, NULL), PN_OK);
+    rs->rules[0].target[cell_c] = 0.0;
+    rs->rules[0].target[cell_d] = 0.5;
+    assert_true(pn_rule_set_allows(rs, NULL, on_d));
+    assert_false(pn_rule_set_allows(rs, NULL, on_c));
+    pn_rule_set_free(rs);
+
+    /* beside constraints on the move, each is checked */
+    rs = parse_ok("{\"name\":\"p\",\"kind\":\"parallel\"},"
+                  "{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"bass\"}");
+    assert_int_equal(rs->constraints[0].rule, -1);
+    assert_true(allows(rs, 67, 64, 60, 48, 67, 62, 59, 55));  /* C to G, no parallels */
+    assert_false(allows(rs, 67, 64, 60, 48, 69, 65, 62, 50)); /* both broken */
+    assert_false(allows(rs, 67, 64, 60, 48, 65, 62, 57, 50)); /* the bass on D */
+    assert_false(allows(rs, 67, 64, 55, 48, 67, 65, 62, 55)); /* fifths, tenor and bass */
+    pn_rule_set_free(rs);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -173,6 +214,17 @@ static void test_errors(void **state)
     parse_bad("{\"name\":\"p\",\"kind\":\"parallel\",\"description\":1}",
               "constraints[0].description", "expected a string");
     parse_bad("7", "constraints[0]", "expected a constraint object");
+    parse_bad("{\"name\":\"k\",\"kind\":\"known\"}", "constraints[0]", "missing field \"rule\"");
+    parse_bad("{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"tenor\"}", "constraints[0].rule",
+              "no rule of the set is named \"tenor\"");
+    parse_bad("{\"name\":\"k\",\"kind\":\"known\",\"rule\":1}", "constraints[0].rule",
+              "expected the name of a rule");
+    parse_bad("{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"bass\",\"intervals\":[7]}",
+              "constraints[0].intervals", "a \"known\" constraint does not take");
+    parse_bad("{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"bass\",\"voices\":[[1,4]]}",
+              "constraints[0].voices", "a \"known\" constraint does not take");
+    parse_bad("{\"name\":\"p\",\"kind\":\"parallel\",\"rule\":\"bass\"}", "constraints[0].rule",
+              "only a \"known\" constraint");
 
     /* "constraints" that is not an array */
     const char *bad = "{\"format\":\"parnassus-rules/1\",\"name\":\"t\",\"rules\":[{\"name\":\"a\","
@@ -210,11 +262,15 @@ static void test_write_round_trip(void **state)
     pn_rule_set *rs =
         parse_ok("{\"name\":\"no-parallels\",\"kind\":\"parallel\",\"intervals\":[0,7],"
                  "\"description\":\"No \\\"parallel\\\" fifths.\"},"
-                 "{\"name\":\"outer\",\"kind\":\"hidden\",\"leap\":4,\"voices\":[[1,4],[2,4]]}");
+                 "{\"name\":\"outer\",\"kind\":\"hidden\",\"leap\":4,\"voices\":[[1,4],[2,4]]},"
+                 "{\"name\":\"known-bass\",\"kind\":\"known\",\"rule\":\"bass\"}");
     char *text = NULL;
     pn_rule_set *back = round_trip(rs, &text);
-    assert_int_equal(back->num_constraints, 2);
-    for (int i = 0; i < 2; ++i) {
+    assert_int_equal(back->num_constraints, 3);
+    assert_int_equal(back->constraints[2].kind, PN_CONSTRAINT_KNOWN);
+    assert_non_null(strstr(text, "\"kind\": \"known\", \"rule\": \"bass\""));
+    for (int i = 0; i < 3; ++i) {
+        assert_int_equal(rs->constraints[i].rule, back->constraints[i].rule);
         const pn_constraint *a = &rs->constraints[i], *b = &back->constraints[i];
         assert_string_equal(a->name, b->name);
         assert_int_equal(a->kind, b->kind);
@@ -306,14 +362,66 @@ static void test_generator_draws_keep_constraints(void **state)
     pn_rule_set_free(rs);
 }
 
+/* The draws keep to "known" where the realization does not: a rule over the
+ * bass's pitch class, realized with mass on each of the nine, then told
+ * that B flat is never seen (as learning would, the targets changing under
+ * the realization). No draw puts the bass on B flat; without the
+ * constraint about one in nine does. */
+static void test_generator_draws_keep_known(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"format\":\"parnassus-rules/1\",\"name\":\"t\","
+        "\"space\":{\"ranges\":[[64,72],[57,65],[52,60],[45,53]]},"
+        "\"rules\":[{\"name\":\"bass\",\"feature\":\"mod12(w(4))\",\"targets\":{"
+        "\"9\":0.125,\"10\":0.125,\"11\":0.125,\"0\":0.125,\"1\":0.125,\"2\":0.125,"
+        "\"3\":0.125,\"4\":0.0625,\"5\":0.0625}}],"
+        "\"constraints\":[{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"bass\"}]}";
+    pn_rule_set *rs = NULL;
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    pn_generator *gen = NULL;
+    if (pn_generator_create(rs, NULL, &gen, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    const int b_flat[4] = {65, 62, 58, 46};
+    int32_t cell, cell_a;
+    const int a[4] = {64, 60, 57, 45};
+    assert_int_equal(pn_feature_cell_of(rs->rules[0].table, b_flat, &cell, NULL), PN_OK);
+    assert_int_equal(pn_feature_cell_of(rs->rules[0].table, a, &cell_a, NULL), PN_OK);
+    rs->rules[0].target[cell_a] += rs->rules[0].target[cell];
+    rs->rules[0].target[cell] = 0.0;
+    pn_rng rng;
+    pn_rng_seed(&rng, 11);
+    int pitches[4];
+    int on_b_flat = 0;
+    for (int i = 0; i < 4000; ++i) {
+        assert_true(pn_generator_draw(gen, &rng, pitches) >= 0);
+        on_b_flat += pitches[3] == 46;
+    }
+    assert_int_equal(on_b_flat, 0);
+    assert_int_equal(pn_generator_constraint_misses(gen), 0);
+    rs->num_constraints = 0; /* the same realization, unconditioned */
+    for (int i = 0; i < 4000; ++i) {
+        assert_true(pn_generator_draw(gen, &rng, pitches) >= 0);
+        on_b_flat += pitches[3] == 46;
+    }
+    assert_true(on_b_flat > 300 && on_b_flat < 700); /* 500 expected */
+    rs->num_constraints = 1;
+    pn_generator_free(gen);
+    pn_rule_set_free(rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_moves),
         cmocka_unit_test(test_hidden_moves),
+        cmocka_unit_test(test_known_values),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_write_round_trip),
         cmocka_unit_test(test_generator_draws_keep_constraints),
+        cmocka_unit_test(test_generator_draws_keep_known),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,10 +91,10 @@ typedef struct pn_rule {
     pn_rule_context *refinements;
 } pn_rule;
 
-/* Constraints: rules about the move from the previous sonority to the next
- * that always hold. They are not selected and not realized by the solver;
- * drawing conditions the realization on them (p*(x | x keeps every
- * constraint), docs/rule-format.md). */
+/* Constraints: rules about the move from the previous sonority to the next,
+ * or about the next sonority alone, that always hold. They are not selected and not realized by the
+ * solver; drawing conditions the realization on them (p*(x | x keeps every constraint),
+ * docs/rule-format.md). */
 typedef enum pn_constraint_kind {
     /* No two voices of a watched pair keep the same exact interval, of a
      * listed interval class, while the upper voice moves: parallel fifths,
@@ -105,6 +105,11 @@ typedef enum pn_constraint_kind {
      * upper voice leaping by more than `leap` semitones: hidden (direct)
      * fifths and octaves. */
     PN_CONSTRAINT_HIDDEN = 2,
+    /* The next sonority's value of one rule's feature is a value the rule's
+     * back-off targets give some mass: a value the rule forbids (a learned
+     * rule: never seen in the corpus) is never drawn. About one sonority,
+     * so it holds at the first step too. */
+    PN_CONSTRAINT_KNOWN = 3,
 } pn_constraint_kind;
 
 enum {
@@ -125,6 +130,7 @@ typedef struct pn_constraint {
     int32_t num_pairs;  /* the voice pairs watched, (upper, lower), 0-based */
     unsigned char pair[PN_CONSTRAINT_MAX_PAIRS][2];
     int pairs_given; /* the file listed the pairs (else every pair, or the outer one) */
+    int32_t rule;    /* KNOWN: the index of the rule whose values it keeps to */
 } pn_constraint;
 
 typedef struct pn_rule_set {
@@ -222,15 +228,17 @@ pn_error pn_rule_set_targets(const pn_rule_set *rs, const int *previous, double 
                              pn_error_info *info);
 
 /* 1 when the move from `previous` to `pitches` (num_voices pitches each,
- * negative = rest) keeps every constraint of the set; also when previous is
- * NULL (the first step) or the set has none. Allocation-free, constant
- * time: safe on an audio thread. */
+ * negative = rest) keeps every constraint of the set, or the set has none.
+ * previous is NULL at the first step: the constraints on a move then hold,
+ * those on the sonority itself (PN_CONSTRAINT_KNOWN) are checked.
+ * Allocation-free, constant time: safe on an audio thread. */
 int pn_rule_set_allows(const pn_rule_set *rs, const int *previous, const int *pitches);
 
-/* The same for one constraint. */
-int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *pitches);
+/* The same for one constraint of rs. */
+int pn_constraint_holds(const pn_rule_set *rs, const pn_constraint *c, const int *previous,
+                        const int *pitches);
 
-/* "parallel", "hidden": a static string. */
+/* "parallel", "hidden", "known": a static string. */
 const char *pn_constraint_kind_name(pn_constraint_kind kind);
 
 /* The smoothed distribution of rule r (m_r entries) for psi cell

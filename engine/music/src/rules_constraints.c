@@ -22,9 +22,27 @@ static int sign(int d)
     return (d > 0) - (d < 0);
 }
 
-int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *pitches)
+/* KNOWN: the rule's back-off target of the sonority's value is not 0. A
+ * sonority outside the space is not the rule's to judge. */
+static int known_value(const pn_rule_set *rs, const pn_constraint *c, const int *pitches)
 {
-    if (!c || !previous || !pitches)
+    if (!rs || c->rule < 0 || c->rule >= rs->num_rules)
+        return 1;
+    const pn_rule *r = &rs->rules[c->rule];
+    int32_t cell;
+    if (pn_feature_cell_of(r->table, pitches, &cell, NULL) != PN_OK || cell < 0)
+        return 1;
+    return r->target[cell] > 0.0;
+}
+
+int pn_constraint_holds(const pn_rule_set *rs, const pn_constraint *c, const int *previous,
+                        const int *pitches)
+{
+    if (!c || !pitches)
+        return 1;
+    if (c->kind == PN_CONSTRAINT_KNOWN)
+        return known_value(rs, c, pitches);
+    if (!previous)
         return 1;
     for (int32_t k = 0; k < c->num_pairs; ++k) {
         const int u = c->pair[k][0], l = c->pair[k][1];
@@ -45,6 +63,8 @@ int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *
                 return 0;
             break;
         }
+        case PN_CONSTRAINT_KNOWN:
+            break;
         }
     }
     return 1;
@@ -52,10 +72,10 @@ int pn_constraint_holds(const pn_constraint *c, const int *previous, const int *
 
 int pn_rule_set_allows(const pn_rule_set *rs, const int *previous, const int *pitches)
 {
-    if (!rs || !previous)
+    if (!rs)
         return 1;
     for (int32_t i = 0; i < rs->num_constraints; ++i)
-        if (!pn_constraint_holds(&rs->constraints[i], previous, pitches))
+        if (!pn_constraint_holds(rs, &rs->constraints[i], previous, pitches))
             return 0;
     return 1;
 }
@@ -66,7 +86,9 @@ int pn_rule_set_allows(const pn_rule_set *rs, const int *previous, const int *pi
 static const struct {
     const char *name;
     pn_constraint_kind kind;
-} kinds[] = {{"parallel", PN_CONSTRAINT_PARALLEL}, {"hidden", PN_CONSTRAINT_HIDDEN}};
+} kinds[] = {{"parallel", PN_CONSTRAINT_PARALLEL},
+             {"hidden", PN_CONSTRAINT_HIDDEN},
+             {"known", PN_CONSTRAINT_KNOWN}};
 
 enum { NUM_KINDS = sizeof kinds / sizeof kinds[0], DEFAULT_LEAP = 2 };
 
@@ -92,7 +114,8 @@ void pn_rr_free_constraints(pn_rule_set *rs)
 static pn_error read_kind(const pn_rr *rd, const char *path, const json_t *v, pn_constraint *c)
 {
     if (!json_is_string(v))
-        return pn_rr_fail_type(rd, path, "a constraint kind (\"parallel\" or \"hidden\")", v);
+        return pn_rr_fail_type(rd, path,
+                               "a constraint kind (\"parallel\", \"hidden\" or \"known\")", v);
     for (int i = 0; i < NUM_KINDS; ++i)
         if (strcmp(json_string_value(v), kinds[i].name) == 0) {
             c->kind = kinds[i].kind;
@@ -100,7 +123,7 @@ static pn_error read_kind(const pn_rr *rd, const char *path, const json_t *v, pn
         }
     char shown[80];
     pn_rr_show_text(json_string_value(v), shown, sizeof shown);
-    return pn_rr_fail_at(rd, path, "unknown kind \"%s\" (known: parallel, hidden)", shown);
+    return pn_rr_fail_at(rd, path, "unknown kind \"%s\" (kinds: parallel, hidden, known)", shown);
 }
 
 static pn_error read_intervals(const pn_rr *rd, const char *path, const json_t *v, unsigned *out)
@@ -180,6 +203,35 @@ static void default_pairs(pn_constraint *c, int num_voices)
         }
 }
 
+/* A "known" constraint: the rule it names, and none of the fields of a
+ * constraint on a move. */
+static pn_error read_known(const pn_rr *rd, const pn_rule_set *rs, const char *path,
+                           const json_t *obj, pn_constraint *c)
+{
+    char fpath[96];
+    static const char *const move_only[] = {"intervals", "voices", "leap"};
+    for (size_t i = 0; i < sizeof move_only / sizeof *move_only; ++i)
+        if (json_object_get(obj, move_only[i])) {
+            snprintf(fpath, sizeof fpath, "%s.%s", path, move_only[i]);
+            return pn_rr_fail_at(rd, fpath, "a \"known\" constraint does not take this field");
+        }
+    snprintf(fpath, sizeof fpath, "%s.rule", path);
+    const json_t *rule = json_object_get(obj, "rule");
+    if (!rule)
+        return pn_rr_fail_at(rd, path,
+                             "missing field \"rule\" (the rule whose values it keeps to)");
+    if (!json_is_string(rule))
+        return pn_rr_fail_type(rd, fpath, "the name of a rule of the set", rule);
+    for (int32_t r = 0; r < rs->num_rules; ++r)
+        if (strcmp(rs->rules[r].name, json_string_value(rule)) == 0) {
+            c->rule = r;
+            return PN_OK;
+        }
+    char shown[80];
+    pn_rr_show_text(json_string_value(rule), shown, sizeof shown);
+    return pn_rr_fail_at(rd, fpath, "no rule of the set is named \"%s\"", shown);
+}
+
 static pn_error read_constraint(const pn_rr *rd, const pn_rule_set *rs, size_t index,
                                 const json_t *obj, pn_constraint *c)
 {
@@ -188,7 +240,7 @@ static pn_error read_constraint(const pn_rr *rd, const pn_rule_set *rs, size_t i
     if (!json_is_object(obj))
         return pn_rr_fail_type(rd, path, "a constraint object", obj);
     static const char *const keys[] = {"name",   "kind", "description", "intervals",
-                                       "voices", "leap", NULL};
+                                       "voices", "leap", "rule",        NULL};
     pn_error err = pn_rr_check_keys(rd, path, obj, keys);
     if (err != PN_OK)
         return err;
@@ -221,6 +273,13 @@ static pn_error read_constraint(const pn_rr *rd, const pn_rule_set *rs, size_t i
     snprintf(fpath, sizeof fpath, "%s.kind", path);
     if ((err = read_kind(rd, fpath, json_object_get(obj, "kind"), c)) != PN_OK)
         return err;
+    c->rule = -1;
+    if (c->kind == PN_CONSTRAINT_KNOWN)
+        return read_known(rd, rs, path, obj, c);
+    if (json_object_get(obj, "rule")) {
+        snprintf(fpath, sizeof fpath, "%s.rule", path);
+        return pn_rr_fail_at(rd, fpath, "only a \"known\" constraint takes this field");
+    }
 
     const json_t *intervals = json_object_get(obj, "intervals");
     c->intervals = (1u << 0) | (1u << 7); /* unisons and octaves, fifths */

@@ -144,6 +144,10 @@ static pn_error check_set(const writer *w)
         snprintf(what, sizeof what, "constraints[%d].description", (int)i);
         if ((err = check_text(w, what, c->description)) != PN_OK)
             return err;
+        if (c->kind == PN_CONSTRAINT_KNOWN && (c->rule < 0 || c->rule >= rs->num_rules))
+            return pn_fail(w->info, PN_ERR_INVALID,
+                           "%.200s: constraints[%d]: rule %d is not a rule of the set", w->name,
+                           (int)i, (int)c->rule);
     }
     return PN_OK;
 }
@@ -334,11 +338,11 @@ static void put_rule(FILE *out, const pn_rule *rule, int last)
     fputs(last ? " }\n" : " },\n", out);
 }
 
-static void put_constraint(FILE *out, const pn_constraint *c, int last)
+/* The fields of a constraint on a move: its interval classes, leap and the
+ * pairs the file listed. */
+static void put_move_fields(FILE *out, const pn_constraint *c)
 {
-    fputs("    { \"name\": ", out);
-    put_string(out, c->name);
-    fprintf(out, ", \"kind\": \"%s\", \"intervals\": [", pn_constraint_kind_name(c->kind));
+    fputs(", \"intervals\": [", out);
     const char *sep = "";
     for (int ic = 0; ic < 12; ++ic)
         if (c->intervals & (1u << ic)) {
@@ -353,6 +357,19 @@ static void put_constraint(FILE *out, const pn_constraint *c, int last)
         for (int32_t k = 0; k < c->num_pairs; ++k)
             fprintf(out, "%s[%d, %d]", k > 0 ? ", " : "", c->pair[k][0] + 1, c->pair[k][1] + 1);
         fputs("]", out);
+    }
+}
+
+static void put_constraint(FILE *out, const pn_rule_set *rs, const pn_constraint *c, int last)
+{
+    fputs("    { \"name\": ", out);
+    put_string(out, c->name);
+    fprintf(out, ", \"kind\": \"%s\"", pn_constraint_kind_name(c->kind));
+    if (c->kind == PN_CONSTRAINT_KNOWN) {
+        fputs(", \"rule\": ", out);
+        put_string(out, rs->rules[c->rule].name);
+    } else {
+        put_move_fields(out, c);
     }
     if (c->description) {
         fputs(",\n      \"description\": ", out);
@@ -392,7 +409,7 @@ pn_error pn_rule_set_write(const pn_rule_set *rs, FILE *out, const char *name, p
     if (rs->num_constraints > 0) {
         fputs("  ],\n  \"constraints\": [\n", out);
         for (int32_t i = 0; i < rs->num_constraints; ++i)
-            put_constraint(out, &rs->constraints[i], i + 1 == rs->num_constraints);
+            put_constraint(out, rs, &rs->constraints[i], i + 1 == rs->num_constraints);
     }
     fputs("  ]\n}\n", out);
     if (fflush(out) != 0 || ferror(out))
