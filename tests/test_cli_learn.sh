@@ -131,7 +131,9 @@ check "default: context column" has "$OUT" \
 check "default: file" $PY "$TMP/check_rules.py" "$TMP/c1.json" 9
 check "default: constraints and lambda_p" $PY -c "
 import json; d = json.load(open('$TMP/c1.json'))
-assert d['lambda_p'] == 3e-05 and [c['kind'] for c in d['constraints']] == ['parallel', 'hidden'], d"
+assert d['lambda_p'] == 3e-05 and [c['kind'] for c in d['constraints']] == ['parallel', 'hidden', 'known'], d
+assert d['constraints'][2] == {'name': 'known-chords', 'kind': 'known', 'rule': 'chord',
+                               'description': d['constraints'][2]['description']}, d['constraints'][2]"
 check "default: name from the file" has "$TMP/c1.json" '"name": "c1",'
 check "default: the chorale registers" has "$TMP/c1.json" \
     '"space": { "ranges": [[57, 83], [50, 78], [45, 72], [33, 67]] },'
@@ -223,7 +225,8 @@ check "add: the rule kept, marked" $PY -c "
 import json; d = json.load(open('$TMP/c5.json'))
 r = d['rules'][9]
 assert r['name'] == 'tb-bass' and r['learn'] is False and r['targets'] == {'0': 0.6, '7': 0.4}, r
-assert [c['name'] for c in d['constraints']] == ['no-parallels', 'no-hidden-outer', 'no-hidden-8ves']
+assert [c['name'] for c in d['constraints']] == ['no-parallels', 'no-hidden-outer', 'known-chords',
+                                                  'no-hidden-8ves']
 assert 'written by hand' in d['description'], d['description']"
 run_pn 0 "add: relearn" learn "$CHORALES" --features "$TMP/c5.json" --name c5 -o "$TMP/c5b.json"
 check "add: relearn: same file" cmp -s "$TMP/c5.json" "$TMP/c5b.json"

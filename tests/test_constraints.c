@@ -304,6 +304,18 @@ static void test_write_round_trip(void **state)
     pn_rule_set_free(rs);
 }
 
+/* A generator on the set `text`, which *rs receives. */
+static pn_generator *generator_of(const char *text, pn_rule_set **rs)
+{
+    pn_error_info info = {PN_OK, ""};
+    if (pn_rule_set_parse("rules.json", text, strlen(text), rs, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    pn_generator *gen = NULL;
+    if (pn_generator_create(*rs, NULL, &gen, &info) != PN_OK)
+        fail_msg("%s", info.message);
+    return gen;
+}
+
 /* A generator on a set whose only rule spreads mass over everything: its
  * draws, conditioned on "no parallels", never make parallel fifths or
  * octaves from the context, while the unconditioned realization does. */
@@ -316,14 +328,10 @@ static void test_generator_draws_keep_constraints(void **state)
                                "\"targets\":{\"9\":0.25,\"10\":0.25,\"11\":0.25,\"0\":0.25}}],"
                                "\"constraints\":[{\"name\":\"p\",\"kind\":\"parallel\"}]}";
     pn_rule_set *rs = NULL;
-    pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
-        fail_msg("%s", info.message);
-    pn_generator *gen = NULL;
-    if (pn_generator_create(rs, NULL, &gen, &info) != PN_OK)
-        fail_msg("%s", info.message);
+    pn_generator *gen = generator_of(text, &rs);
     /* D minor, the soprano a twelfth above the bass, the tenor a fifth */
     const int previous[4] = {69, 62, 57, 50};
+    pn_error_info info = {PN_OK, ""};
     if (pn_generator_advance(gen, previous, &info) != PN_OK)
         fail_msg("%s", info.message);
     pn_rng rng;
@@ -378,12 +386,7 @@ static void test_generator_draws_keep_known(void **state)
         "\"3\":0.125,\"4\":0.0625,\"5\":0.0625}}],"
         "\"constraints\":[{\"name\":\"k\",\"kind\":\"known\",\"rule\":\"bass\"}]}";
     pn_rule_set *rs = NULL;
-    pn_error_info info = {PN_OK, ""};
-    if (pn_rule_set_parse("rules.json", text, strlen(text), &rs, &info) != PN_OK)
-        fail_msg("%s", info.message);
-    pn_generator *gen = NULL;
-    if (pn_generator_create(rs, NULL, &gen, &info) != PN_OK)
-        fail_msg("%s", info.message);
+    pn_generator *gen = generator_of(text, &rs);
     const int b_flat[4] = {65, 62, 58, 46};
     int32_t cell, cell_a;
     const int a[4] = {64, 60, 57, 45};

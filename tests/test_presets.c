@@ -53,7 +53,8 @@ static double target_of(const pn_rule *rule, const char *value)
  * the outer voices of the previous sonority as context, refined by them
  * with the alto, then with the tenor and then by the whole of it (every
  * level knows the registers), with learned rows; the rules after it are
- * written by hand ("learn": false) and have no learned rows. */
+ * written by hand ("learn": false) and have no learned rows; the
+ * constraints keep the voice leading clean and the chords to the corpus's. */
 static void check_core_and_textbook(const pn_rule_set *rs)
 {
     static const char *const core[] = {"chord",      "soprano",    "alto",
@@ -92,9 +93,25 @@ static void check_core_and_textbook(const pn_rule_set *rs)
         }
     }
     assert_true(rs->lambda_p == 3e-5);
-    assert_int_equal(rs->num_constraints, 2);
+    assert_int_equal(rs->num_constraints, 3);
     assert_int_equal(rs->constraints[0].kind, PN_CONSTRAINT_PARALLEL);
     assert_int_equal(rs->constraints[1].kind, PN_CONSTRAINT_HIDDEN);
+    /* the chords kept to those the corpus sounds: a triad in close or open
+     * position is one, a cluster of four semitones and a bare tritone with
+     * its octave are not (their chord targets are 0) */
+    const pn_constraint *known = &rs->constraints[2];
+    assert_int_equal(known->kind, PN_CONSTRAINT_KNOWN);
+    assert_string_equal(rs->rules[known->rule].name, "chord");
+    const int triad[4] = {72, 67, 64, 48}, open[4] = {76, 67, 60, 48};
+    const int cluster[4] = {63, 62, 61, 48}, tritone[4] = {66, 60, 54, 48};
+    assert_true(pn_rule_set_allows(rs, NULL, triad));
+    assert_true(pn_rule_set_allows(rs, NULL, open));
+    assert_false(pn_rule_set_allows(rs, NULL, cluster));
+    assert_false(pn_rule_set_allows(rs, NULL, tritone));
+    int32_t zero = 0, cells = pn_feature_table_size(rs->rules[known->rule].table);
+    for (int32_t c = 0; c < cells; ++c)
+        zero += rs->rules[known->rule].target[c] == 0.0;
+    assert_true(zero > cells / 2); /* most chords of the space are never sounded */
 }
 
 /* The targets after a C major chord are valid and differ from the first
