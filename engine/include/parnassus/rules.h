@@ -92,9 +92,9 @@ typedef struct pn_rule {
 } pn_rule;
 
 /* Constraints: rules about the move from the previous sonority to the next,
- * or about the next sonority alone, that always hold. They are not selected and not realized by the
- * solver; drawing conditions the realization on them (p*(x | x keeps every constraint),
- * docs/rule-format.md). */
+ * or about the next sonority alone, that always hold. They are not selected
+ * and not realized by the solver; drawing conditions the realization on
+ * them (p*(x | x keeps every constraint), docs/rule-format.md). */
 typedef enum pn_constraint_kind {
     /* No two voices of a watched pair keep the same exact interval, of a
      * listed interval class, while the upper voice moves: parallel fifths,
