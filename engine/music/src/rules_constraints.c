@@ -52,20 +52,12 @@ int pn_constraint_holds(const pn_rule_set *rs, const pn_constraint *c, const int
         const int before = pu - pl, after = xu - xl;
         if (!(c->intervals & (1u << interval_class(after))))
             continue;
-        switch (c->kind) {
-        case PN_CONSTRAINT_PARALLEL:
-            if (after == before && xu != pu)
-                return 0;
-            break;
-        case PN_CONSTRAINT_HIDDEN: {
-            const int mu = xu - pu, ml = xl - pl;
-            if (after != before && mu != 0 && sign(mu) == sign(ml) && abs(mu) > c->leap)
-                return 0;
-            break;
-        }
-        case PN_CONSTRAINT_KNOWN:
-            break;
-        }
+        const int mu = xu - pu, ml = xl - pl;
+        if (c->kind == PN_CONSTRAINT_PARALLEL && after == before && mu != 0)
+            return 0;
+        if (c->kind == PN_CONSTRAINT_HIDDEN && after != before && mu != 0 && sign(mu) == sign(ml) &&
+            abs(mu) > c->leap)
+            return 0;
     }
     return 1;
 }
